@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Installs the pinned tools the project needs into .tools/ (git-ignored, cached between runs).
+# Idempotent: a tool whose pinned version is already present is skipped. Safe to run in parallel
+# (one flock per tool). Usage: scripts/tools.sh [all|go|apt|helm|helm-unittest|k6|etcd|kube-apiserver|promtool]...
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+TOOLS="${TOOLS_DIR:-$ROOT/.tools}"
+BIN="$TOOLS/bin"
+mkdir -p "$BIN" "$TOOLS/src" "$TOOLS/locks"
+
+# ---- pinned versions -------------------------------------------------------------------------
+HELM_VERSION=v4.3.1
+HELM_UNITTEST_VERSION=v1.1.2
+K6_VERSION=v1.8.1
+KUBERNETES_VERSION=v1.36.3       # k8s.io/kubernetes; staging modules at v0.36.3
+KUBE_STAGING_VERSION=v0.36.3
+ETCD_VERSION=v3.6.16
+# Debian bookworm packages (apt pins are "name=version")
+APT_PACKAGES=(
+  "redis-server=5:7.0.15-1~deb12u10" "redis-tools=5:7.0.15-1~deb12u10"
+  "mariadb-server=1:10.11.19-0+deb12u1" "mariadb-client=1:10.11.19-0+deb12u1"
+  "prometheus=2.42.0+ds-5+deb12u1"
+)
+
+log() { printf '[tools] %s\n' "$*" >&2; }
+
+# have NAME VERSION: true when .tools/bin/NAME was built at VERSION
+have() { [ -x "$BIN/$1" ] && [ "$(cat "$TOOLS/$1.version" 2>/dev/null)" = "$2" ]; }
+mark() { echo "$2" > "$TOOLS/$1.version"; }
+
+with_lock() { local name=$1; shift; ( flock 9; "$@" ) 9>"$TOOLS/locks/$name.lock"; }
+
+# go_tool NAME VERSION PKG MODULE[@VERSION] [extra go.mod lines]: builds PKG inside a throwaway
+# wrapper module so the version is pinned by go.mod, not by @latest.
+go_build_wrapped() {
+  local name=$1 version=$2 pkg=$3 require=$4 extra=${5:-}
+  have "$name" "$version" && return 0
+  log "building $name $version (first time takes minutes; cached afterwards)"
+  local dir="$TOOLS/src/$name"
+  rm -rf "$dir"; mkdir -p "$dir"
+  cat > "$dir/go.mod" <<GOMOD
+module coupon-event.local/tools/$name
+
+go 1.26
+
+require $require
+$extra
+GOMOD
+  cat > "$dir/tools.go" <<GOSRC
+//go:build tools
+
+package tools
+
+import _ "$pkg"
+GOSRC
+  ( cd "$dir" && GOFLAGS=-mod=mod go mod tidy -e >/dev/null 2>&1 || true
+    cd "$dir" && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o "$BIN/$name" "$pkg" )
+  mark "$name" "$version"
+  log "built $name $version"
+}
+
+tool_helm() {
+  go_build_wrapped helm "$HELM_VERSION" helm.sh/helm/v4/cmd/helm "helm.sh/helm/v4 $HELM_VERSION"
+}
+tool_helm_unittest() {
+  go_build_wrapped helm-unittest "$HELM_UNITTEST_VERSION" github.com/helm-unittest/helm-unittest/cmd/helm-unittest \
+    "github.com/helm-unittest/helm-unittest $HELM_UNITTEST_VERSION"
+}
+tool_k6() {
+  go_build_wrapped k6 "$K6_VERSION" go.k6.io/k6 "go.k6.io/k6 $K6_VERSION"
+}
+tool_etcd() {
+  go_build_wrapped etcd "$ETCD_VERSION" go.etcd.io/etcd/server/v3 "go.etcd.io/etcd/server/v3 $ETCD_VERSION"
+}
+tool_kube_apiserver() {
+  # k8s.io/kubernetes replaces its staging modules with ./staging paths; a wrapper module must
+  # replace each of them with the published release of the same minor.
+  have kube-apiserver "$KUBERNETES_VERSION" && return 0
+  local gomod extra="replace (" s
+  gomod=$(cd "$TOOLS/src" && GOFLAGS=-mod=mod go mod download -json "k8s.io/kubernetes@$KUBERNETES_VERSION" \
+    | python3 -c 'import json,sys; print(json.load(sys.stdin)["GoMod"])')
+  for s in $(sed -n 's#^[[:space:]]*k8s.io/\([a-z0-9-]*\) => ./staging/.*#\1#p' "$gomod"); do
+    extra+=$'\n'"  k8s.io/$s => k8s.io/$s $KUBE_STAGING_VERSION"
+  done
+  extra+=$'\n)'
+  go_build_wrapped kube-apiserver "$KUBERNETES_VERSION" k8s.io/kubernetes/cmd/kube-apiserver \
+    "k8s.io/kubernetes $KUBERNETES_VERSION" "$extra"
+}
+tool_apt() {
+  local missing=() p
+  for p in "${APT_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Version}' "${p%%=*}" 2>/dev/null | grep -qxF "${p#*=}" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  log "apt-get install ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  # Debian's packages try to start services; there is no init system here and we start our own.
+  printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d; chmod +x /usr/sbin/policy-rc.d
+  apt-get update -qq >/dev/null
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+tool_promtool() {
+  tool_apt
+  ln -sf "$(command -v promtool)" "$BIN/promtool"
+}
+
+run_one() {
+  case "$1" in
+    helm) with_lock helm tool_helm ;;
+    helm-unittest) with_lock helm-unittest tool_helm_unittest ;;
+    k6) with_lock k6 tool_k6 ;;
+    etcd) with_lock etcd tool_etcd ;;
+    kube-apiserver) with_lock kube-apiserver tool_kube_apiserver ;;
+    apt) with_lock apt tool_apt ;;
+    promtool) with_lock apt tool_promtool ;;
+    go) for t in helm helm-unittest k6 etcd kube-apiserver; do run_one "$t"; done ;;
+    all) run_one apt; run_one promtool; run_one go ;;
+    *) echo "unknown tool: $1" >&2; exit 2 ;;
+  esac
+}
+
+[ $# -eq 0 ] && set -- all
+for t in "$@"; do run_one "$t"; done
