@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the pinned tools the project needs into .tools/ (git-ignored, cached between runs).
 # Idempotent: a tool whose pinned version is already present is skipped. Safe to run in parallel
-# (one flock per tool). Usage: scripts/tools.sh [all|go|apt|helm|helm-unittest|k6|etcd|kube-apiserver|promtool]...
+# (one flock per tool). Usage: scripts/tools.sh [all|go|apt|helm|helm-unittest|k6|etcd|kube-apiserver|kubectl|promtool]...
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TOOLS="${TOOLS_DIR:-$ROOT/.tools}"
@@ -72,10 +72,11 @@ tool_k6() {
 tool_etcd() {
   go_build_wrapped etcd "$ETCD_VERSION" go.etcd.io/etcd/server/v3 "go.etcd.io/etcd/server/v3 $ETCD_VERSION"
 }
-tool_kube_apiserver() {
-  # k8s.io/kubernetes replaces its staging modules with ./staging paths; a wrapper module must
-  # replace each of them with the published release of the same minor.
-  have kube-apiserver "$KUBERNETES_VERSION" && return 0
+# k8s.io/kubernetes replaces its staging modules with ./staging paths; a wrapper module must replace
+# each of them with the published release of the same minor. kube-apiserver and kubectl share it.
+kube_build() {
+  local name=$1 pkg=$2
+  have "$name" "$KUBERNETES_VERSION" && return 0
   local gomod extra="replace (" s
   gomod=$(cd "$TOOLS/src" && GOFLAGS=-mod=mod go mod download -json "k8s.io/kubernetes@$KUBERNETES_VERSION" \
     | python3 -c 'import json,sys; print(json.load(sys.stdin)["GoMod"])')
@@ -83,9 +84,10 @@ tool_kube_apiserver() {
     extra+=$'\n'"  k8s.io/$s => k8s.io/$s $KUBE_STAGING_VERSION"
   done
   extra+=$'\n)'
-  go_build_wrapped kube-apiserver "$KUBERNETES_VERSION" k8s.io/kubernetes/cmd/kube-apiserver \
-    "k8s.io/kubernetes $KUBERNETES_VERSION" "$extra"
+  go_build_wrapped "$name" "$KUBERNETES_VERSION" "$pkg" "k8s.io/kubernetes $KUBERNETES_VERSION" "$extra"
 }
+tool_kube_apiserver() { kube_build kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver; }
+tool_kubectl() { kube_build kubectl k8s.io/kubernetes/cmd/kubectl; }
 tool_apt() {
   local missing=() p
   for p in "${APT_PACKAGES[@]}"; do
@@ -111,9 +113,10 @@ run_one() {
     k6) with_lock k6 tool_k6 ;;
     etcd) with_lock etcd tool_etcd ;;
     kube-apiserver) with_lock kube-apiserver tool_kube_apiserver ;;
+    kubectl) with_lock kubectl tool_kubectl ;;
     apt) with_lock apt tool_apt ;;
     promtool) with_lock apt tool_promtool ;;
-    go) for t in helm helm-unittest k6 etcd kube-apiserver; do run_one "$t"; done ;;
+    go) for t in helm helm-unittest k6 etcd kube-apiserver kubectl; do run_one "$t"; done ;;
     all) run_one apt; run_one promtool; run_one go ;;
     *) echo "unknown tool: $1" >&2; exit 2 ;;
   esac
