@@ -1,0 +1,145 @@
+// The coupon-api client the scenarios share: one function per call, each classifying the answer
+// into an expected business outcome or an unexpected failure, and feeding the custom metrics.
+import http from 'k6/http';
+import { check, sleep } from 'k6';
+import exec from 'k6/execution';
+import { Counter, Rate, Trend } from 'k6/metrics';
+import { common } from './config.js';
+
+export const metrics = {
+  accepted: new Counter('issuance_accepted'), // 202: reserved, on its way to MySQL
+  duplicate: new Counter('issuance_duplicate'), // 409 ALREADY_ISSUED
+  soldOut: new Counter('issuance_sold_out'), // 410 SOLD_OUT
+  notOpen: new Counter('issuance_not_open'), // 403 NOT_OPEN_YET / CLOSED / PAUSED
+  shed: new Counter('issuance_shed'), // 503 UNAVAILABLE (each one, retried after Retry-After)
+  gaveUp: new Counter('issuance_gave_up'), // still 503 after every retry
+  requesters: new Counter('issuance_requesters'), // users whose first attempt got a final answer
+  duration: new Trend('issuance_duration', true), // POST latency, every answer
+  confirmed: new Counter('issuance_confirmed'), // accepted and later seen ISSUED
+  unconfirmed: new Counter('issuance_unconfirmed'), // accepted but not ISSUED by the deadline
+  timeToIssued: new Trend('time_to_issued', true), // 202 received -> status ISSUED seen
+  sentAt: new Trend('issuance_sent_at_s'), // seconds since scenario start of each POST: its min/max bound the issuance window
+  unexpected: new Rate('unexpected'), // any answer outside the contract's expected outcomes
+};
+
+// Status codes http_req_failed must not count: the business outcomes of the contract.
+export const EXPECTED_STATUSES = [200, 202, 409, 410, 503];
+
+const NOT_OPEN_CODES = ['NOT_OPEN_YET', 'CLOSED', 'PAUSED'];
+
+function problemCode(res) {
+  try {
+    return res.json('code');
+  } catch (_) {
+    return undefined;
+  }
+}
+
+function params(token, name) {
+  return {
+    headers: { Authorization: `Bearer ${token}` },
+    tags: { name },
+    timeout: common.requestTimeout,
+  };
+}
+
+function record(ok, res, what) {
+  metrics.unexpected.add(!ok);
+  if (!ok && __ENV.QUIET !== '1') {
+    const body = res.body ? String(res.body).slice(0, 200) : res.error;
+    console.warn(`unexpected ${what}: status=${res.status} ${body}`);
+  }
+}
+
+function retryAfterSeconds(res) {
+  const v = parseFloat(res.headers['Retry-After']);
+  return Number.isNaN(v) ? 1 : Math.min(Math.max(v, 0.1), 5);
+}
+
+// One POST; returns {outcome, res} with outcome in accepted | duplicate | sold_out | not_open |
+// shed | unexpected. allowNotOpen: whether 403 NOT_OPEN_YET/CLOSED/PAUSED is expected here.
+export function issueOnce(user, token, allowNotOpen) {
+  const url = `${common.baseUrl}/api/v1/coupons/${common.couponId}/issuances`;
+  metrics.sentAt.add((Date.now() - exec.scenario.startTime) / 1000);
+  const res = http.post(url, null, params(token, 'issue'));
+  metrics.duration.add(res.timings.duration);
+  let outcome = 'unexpected';
+  if (res.status === 202) {
+    let body = {};
+    try { body = res.json(); } catch (_) { /* checked below */ }
+    if (body.status === 'PENDING' && body.userId === user) outcome = 'accepted';
+  } else if (res.status === 409 && problemCode(res) === 'ALREADY_ISSUED') {
+    outcome = 'duplicate';
+  } else if (res.status === 410 && problemCode(res) === 'SOLD_OUT') {
+    outcome = 'sold_out';
+  } else if (res.status === 403 && allowNotOpen && NOT_OPEN_CODES.includes(problemCode(res))) {
+    outcome = 'not_open';
+  } else if (res.status === 503) {
+    outcome = 'shed';
+  }
+  const ok = check(res, { 'issue: expected outcome': () => outcome !== 'unexpected' });
+  record(ok, res, 'issue');
+  switch (outcome) {
+    case 'accepted': metrics.accepted.add(1); break;
+    case 'duplicate': metrics.duplicate.add(1); break;
+    case 'sold_out': metrics.soldOut.add(1); break;
+    case 'not_open': metrics.notOpen.add(1); break;
+    case 'shed': metrics.shed.add(1); break;
+    default: break;
+  }
+  return { outcome, res };
+}
+
+// POST, honouring 503 + Retry-After up to `retries` times, as a well-behaved client would.
+export function issue(user, token, { retries = 3, allowNotOpen = false } = {}) {
+  let result = issueOnce(user, token, allowNotOpen);
+  for (let i = 0; result.outcome === 'shed' && i < retries; i++) {
+    sleep(retryAfterSeconds(result.res));
+    result = issueOnce(user, token, allowNotOpen);
+  }
+  // add(0) too, so the metric exists and its threshold is evaluated even when nobody gave up.
+  metrics.gaveUp.add(result.outcome === 'shed' ? 1 : 0);
+  return result;
+}
+
+// GET …/issuances/me; returns PENDING | ISSUED | NONE, or undefined on an unexpected answer.
+export function status(user, token) {
+  const url = `${common.baseUrl}/api/v1/coupons/${common.couponId}/issuances/me`;
+  const res = http.get(url, params(token, 'status'));
+  let st;
+  if (res.status === 200) {
+    try { st = res.json('status'); } catch (_) { st = undefined; }
+  }
+  const ok = check(res, { 'status: 200 with a known status': () => ['PENDING', 'ISSUED', 'NONE'].includes(st) });
+  record(ok, res, 'status');
+  return ok ? st : undefined;
+}
+
+// After a 202: poll the status until ISSUED or the deadline; feeds time_to_issued.
+export function awaitIssued(user, token, acceptedAtMs, intervalS, deadlineS) {
+  while (Date.now() - acceptedAtMs < deadlineS * 1000) {
+    sleep(intervalS);
+    if (status(user, token) === 'ISSUED') {
+      metrics.confirmed.add(1);
+      metrics.unconfirmed.add(0);
+      metrics.timeToIssued.add(Date.now() - acceptedAtMs);
+      return true;
+    }
+  }
+  metrics.unconfirmed.add(1);
+  console.warn(`${user}: accepted but not ISSUED within ${deadlineS}s`);
+  return false;
+}
+
+// GET the public coupon view.
+export function couponInfo() {
+  const url = `${common.baseUrl}/api/v1/coupons/${common.couponId}`;
+  const res = http.get(url, { tags: { name: 'info' }, timeout: common.requestTimeout });
+  let state;
+  if (res.status === 200) {
+    try { state = res.json('state'); } catch (_) { state = undefined; }
+  }
+  const ok = check(res, { 'info: 200 with a state': () => typeof state === 'string' });
+  record(ok, res, 'info');
+  return state;
+}
