@@ -1,0 +1,40 @@
+package io.couponevent.api.config;
+
+import java.time.Instant;
+import java.util.List;
+
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.AssertTrue;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotBlank;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Positive;
+import jakarta.validation.constraints.Size;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.validation.annotation.Validated;
+
+/**
+ * Coupons declared in configuration (the chart's {@code event.yaml}); registered by
+ * {@code --coupon.job=register} and, when {@code register-on-start}, at every start.
+ */
+@Validated
+@ConfigurationProperties("coupon.catalog")
+public record CatalogProperties(
+        @Valid @DefaultValue List<CouponSpec> coupons,
+        @DefaultValue("true") boolean registerOnStart) {
+
+    public record CouponSpec(
+            @NotNull @Positive Long id,
+            @NotBlank @Size(max = 200) String name,
+            @NotNull @Min(0) Integer quantity,
+            @NotNull Instant opensAt,
+            @NotNull Instant closesAt) {
+
+        @AssertTrue(message = "closes-at must be after opens-at")
+        public boolean isWindowValid() {
+            return opensAt == null || closesAt == null || closesAt.isAfter(opensAt);
+        }
+    }
+}

@@ -1,0 +1,33 @@
+package io.couponevent.api.config;
+
+import java.time.Duration;
+
+import jakarta.validation.constraints.AssertTrue;
+import jakarta.validation.constraints.NotNull;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.validation.annotation.Validated;
+
+/**
+ * The hot path's limits.
+ *
+ * @param sendTimeout longest a request waits for the Kafka acknowledgement before it compensates
+ * @param retryAfter  what a 503 answer suggests in {@code Retry-After}
+ */
+@Validated
+@ConfigurationProperties("coupon.issuance")
+public record IssuanceProperties(
+        @NotNull @DefaultValue("2s") Duration sendTimeout,
+        @NotNull @DefaultValue("1s") Duration retryAfter) {
+
+    @AssertTrue(message = "coupon.issuance.send-timeout must be positive")
+    public boolean isSendTimeoutPositive() {
+        return sendTimeout == null || (!sendTimeout.isNegative() && !sendTimeout.isZero());
+    }
+
+    @AssertTrue(message = "coupon.issuance.retry-after must be at least 1s")
+    public boolean isRetryAfterPositive() {
+        return retryAfter == null || retryAfter.toSeconds() >= 1;
+    }
+}

@@ -1,0 +1,23 @@
+package io.couponevent.api.issuance;
+
+import java.time.Instant;
+
+/** What the issue script decided. */
+public record Decision(Outcome outcome, int slot, long remaining, Instant reservedAt) {
+
+    public enum Outcome { ACCEPTED, STATE_MISSING, NOT_OPEN, CLOSED, PAUSED, DUPLICATE, SOLD_OUT }
+
+    static Decision of(java.util.List<Long> reply) {
+        Outcome outcome = switch (reply.get(0).intValue()) {
+            case 1 -> Outcome.ACCEPTED;
+            case -1 -> Outcome.STATE_MISSING;
+            case -2 -> Outcome.NOT_OPEN;
+            case -3 -> Outcome.CLOSED;
+            case -4 -> Outcome.PAUSED;
+            case -5 -> Outcome.DUPLICATE;
+            case -6 -> Outcome.SOLD_OUT;
+            default -> throw new IllegalStateException("unexpected script reply " + reply);
+        };
+        return new Decision(outcome, reply.get(1).intValue(), reply.get(2), Instant.ofEpochMilli(reply.get(3)));
+    }
+}

@@ -1,0 +1,57 @@
+package io.couponevent.api.issuance;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+
+import org.springframework.stereotype.Component;
+
+/** The meters of docs/contract.md (Prometheus names {@code coupon_issuance_requests_total}, …). */
+@Component
+public class IssuanceMetrics {
+
+    private static final Duration[] SLO = {
+            Duration.ofMillis(5), Duration.ofMillis(10), Duration.ofMillis(25), Duration.ofMillis(50),
+            Duration.ofMillis(100), Duration.ofMillis(250), Duration.ofMillis(500), Duration.ofSeconds(1),
+            Duration.ofMillis(2500)};
+
+    private final MeterRegistry registry;
+    private final Map<Long, AtomicLong> remaining = new ConcurrentHashMap<>();
+
+    public IssuanceMetrics(MeterRegistry registry) {
+        this.registry = registry;
+    }
+
+    /** {@code result} ∈ accepted, duplicate, sold_out, not_open, closed, paused, not_found, rejected, shed. */
+    public void record(long couponId, String result, long startNanos) {
+        Counter.builder("coupon.issuance.requests").tag("coupon", Long.toString(couponId)).tag("result", result)
+                .register(registry).increment();
+        Timer.builder("coupon.issuance.duration").tag("result", result).serviceLevelObjectives(SLO)
+                .register(registry).record(System.nanoTime() - startNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+    }
+
+    public void stockRemaining(long couponId, long value) {
+        remaining.computeIfAbsent(couponId, id -> {
+            AtomicLong holder = new AtomicLong();
+            Gauge.builder("coupon.stock.remaining", holder, AtomicLong::get).tag("coupon", Long.toString(id))
+                    .register(registry);
+            return holder;
+        }).set(Math.max(0, value));
+    }
+
+    public void compensation(String reason) {
+        Counter.builder("coupon.compensations").tag("reason", reason).register(registry).increment();
+    }
+
+    public void reconcilerAction(String action, long count) {
+        if (count > 0) {
+            Counter.builder("coupon.reconciler.actions").tag("action", action).register(registry).increment(count);
+        }
+    }
+}

@@ -1,0 +1,76 @@
+package io.couponevent.api.issuance;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import io.couponevent.api.config.IssuanceProperties;
+import io.couponevent.api.config.TopicProperties;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.stereotype.Component;
+
+/**
+ * Sends the contract's issuance message (key {@code "<couponId>:<userId>"}) and waits at most
+ * {@code coupon.issuance.send-timeout} for the acknowledgement of all in-sync replicas.
+ */
+@Component
+public class IssuancePublisher {
+
+    /** The message of docs/contract.md. */
+    public record IssuanceMessage(String eventId, long couponId, String userId, int slot, Instant reservedAt) {
+    }
+
+    private final KafkaTemplate<String, String> kafka;
+    private final JsonMapper json;
+    private final String topic;
+    private final Duration timeout;
+
+    public IssuancePublisher(KafkaTemplate<String, String> kafka, JsonMapper json, TopicProperties topics,
+            IssuanceProperties issuance) {
+        this.kafka = kafka;
+        this.json = json;
+        this.topic = topics.topic();
+        this.timeout = issuance.sendTimeout();
+    }
+
+    /**
+     * @throws SendFailedException when the broker refused the record or did not answer in time; the
+     *                             caller compensates the reservation
+     */
+    public void send(long couponId, String userId, int slot, Instant reservedAt) {
+        IssuanceMessage message = new IssuanceMessage(UUID.randomUUID().toString(), couponId, userId, slot, reservedAt);
+        String value = json.writeValueAsString(message);
+        try {
+            kafka.send(topic, couponId + ":" + userId, value).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            throw new SendFailedException("timeout", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SendFailedException("interrupted", e);
+        } catch (ExecutionException e) {
+            throw new SendFailedException("send_failed", e.getCause());
+        } catch (RuntimeException e) {
+            // KafkaProducer.send throws synchronously when metadata cannot be fetched in max.block.ms.
+            throw new SendFailedException("send_failed", e);
+        }
+    }
+
+    /** The record may not have reached Kafka; {@code reason} is the compensation metric's tag. */
+    public static class SendFailedException extends RuntimeException {
+        private final String reason;
+
+        SendFailedException(String reason, Throwable cause) {
+            super("issuance message not acknowledged: " + reason, cause);
+            this.reason = reason;
+        }
+
+        public String reason() {
+            return reason;
+        }
+    }
+}

@@ -1,0 +1,139 @@
+package io.couponevent.api.issuance;
+
+import java.time.Instant;
+
+import io.couponevent.api.coupon.Coupon;
+import io.couponevent.api.coupon.CouponCache;
+import io.couponevent.api.coupon.CouponRepository;
+import io.couponevent.api.coupon.IssuedRow;
+import io.couponevent.api.issuance.IssuancePublisher.SendFailedException;
+import io.couponevent.api.reconcile.RebuildRequests;
+import io.couponevent.api.web.ApiException;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.stereotype.Service;
+
+/**
+ * The issuance hot path: one Lua call on Redis, then one Kafka send; a failed send is compensated
+ * so no stock is stranded. MySQL is not touched here.
+ */
+@Service
+public class IssuanceService {
+
+    private static final Logger log = LoggerFactory.getLogger(IssuanceService.class);
+
+    private final CouponCache coupons;
+    private final ReservationStore store;
+    private final IssuancePublisher publisher;
+    private final IssuanceMetrics metrics;
+    private final RebuildRequests rebuilds;
+    private final CouponRepository repository;
+
+    public IssuanceService(CouponCache coupons, ReservationStore store, IssuancePublisher publisher,
+            IssuanceMetrics metrics, RebuildRequests rebuilds, CouponRepository repository) {
+        this.coupons = coupons;
+        this.store = store;
+        this.publisher = publisher;
+        this.metrics = metrics;
+        this.rebuilds = rebuilds;
+        this.repository = repository;
+    }
+
+    public record Accepted(long couponId, String userId, int slot, Instant reservedAt) {
+    }
+
+    public Accepted issue(long couponId, String userId) {
+        long start = System.nanoTime();
+        if (coupons.get(couponId).isEmpty()) {
+            metrics.record(couponId, "not_found", start);
+            throw ApiException.couponNotFound(couponId);
+        }
+        Decision decision;
+        try {
+            decision = store.reserve(couponId, userId);
+        } catch (DataAccessException e) {
+            metrics.record(couponId, "shed", start);
+            log.warn("redis unavailable for coupon {}: {}", couponId, e.toString());
+            throw ApiException.unavailable("the coupon store is unavailable, try again shortly");
+        }
+        switch (decision.outcome()) {
+            case ACCEPTED -> {
+                try {
+                    publisher.send(couponId, userId, decision.slot(), decision.reservedAt());
+                } catch (SendFailedException e) {
+                    compensate(couponId, userId, decision.slot(), e);
+                    metrics.record(couponId, "shed", start);
+                    throw ApiException.unavailable("the issuance could not be recorded, try again shortly");
+                }
+                metrics.stockRemaining(couponId, decision.remaining());
+                metrics.record(couponId, "accepted", start);
+                return new Accepted(couponId, userId, decision.slot(), decision.reservedAt());
+            }
+            case STATE_MISSING -> {
+                rebuilds.request(couponId);
+                metrics.record(couponId, "shed", start);
+                throw ApiException.unavailable("the coupon's state is being recovered, try again shortly");
+            }
+            case NOT_OPEN -> {
+                metrics.record(couponId, "not_open", start);
+                throw ApiException.forbidden("NOT_OPEN_YET", "the coupon event has not opened yet");
+            }
+            case CLOSED -> {
+                metrics.record(couponId, "closed", start);
+                throw ApiException.forbidden("CLOSED", "the coupon event is closed");
+            }
+            case PAUSED -> {
+                metrics.record(couponId, "paused", start);
+                throw ApiException.forbidden("PAUSED", "the coupon event is paused");
+            }
+            case DUPLICATE -> {
+                metrics.record(couponId, "duplicate", start);
+                throw ApiException.of(org.springframework.http.HttpStatus.CONFLICT, "ALREADY_ISSUED",
+                        "this user already holds this coupon");
+            }
+            case SOLD_OUT -> {
+                metrics.stockRemaining(couponId, 0);
+                metrics.record(couponId, "sold_out", start);
+                throw ApiException.of(org.springframework.http.HttpStatus.GONE, "SOLD_OUT", "the coupon is sold out");
+            }
+            default -> throw new IllegalStateException(decision.toString());
+        }
+    }
+
+    private void compensate(long couponId, String userId, int slot, SendFailedException cause) {
+        log.warn("send failed for coupon {} user {} slot {}, releasing the reservation: {}", couponId, userId, slot,
+                cause.getCause() == null ? cause.toString() : cause.getCause().toString());
+        try {
+            store.release(couponId, userId, slot, true);
+            metrics.compensation(cause.reason());
+        } catch (DataAccessException e) {
+            // The reconciler releases it later (stale reservation, absent from MySQL, no consumer lag).
+            log.error("compensation failed for coupon {} user {}; left to the reconciler", couponId, userId, e);
+            metrics.compensation("deferred");
+        }
+    }
+
+    public enum Status { PENDING, ISSUED, NONE }
+
+    public record UserStatus(Status status, Instant issuedAt) {
+    }
+
+    /** ISSUED from MySQL (one indexed lookup), else PENDING when Redis holds the reservation, else NONE. */
+    public UserStatus status(long couponId, String userId) {
+        Coupon coupon = coupons.get(couponId).orElseThrow(() -> ApiException.couponNotFound(couponId));
+        var row = repository.findIssued(coupon.id(), userId);
+        if (row.isPresent()) {
+            IssuedRow issued = row.get();
+            return new UserStatus(Status.ISSUED, issued.issuedAt());
+        }
+        try {
+            return store.find(couponId, userId).isPresent()
+                    ? new UserStatus(Status.PENDING, null) : new UserStatus(Status.NONE, null);
+        } catch (DataAccessException e) {
+            throw ApiException.unavailable("the coupon store is unavailable, try again shortly");
+        }
+    }
+}

@@ -1,0 +1,154 @@
+package io.couponevent.api.reconcile;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+import io.couponevent.api.config.IssuanceProperties;
+import io.couponevent.api.config.ReconcilerProperties;
+import io.couponevent.api.coupon.Coupon;
+import io.couponevent.api.coupon.CouponCache;
+import io.couponevent.api.coupon.CouponRepository;
+import io.couponevent.api.coupon.IssuedRow;
+import io.couponevent.api.issuance.IssuanceMetrics;
+import io.couponevent.api.issuance.Reservation;
+import io.couponevent.api.issuance.ReservationStore;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.stereotype.Component;
+
+/**
+ * Brings Redis back in line with MySQL, the source of truth. One instance at a time (Redis lease).
+ * <ul>
+ * <li>lost state (Redis restarted or flushed): rebuilt from MySQL once the consumer has no lag and
+ * every send that could still be in flight has timed out — never treated as fresh stock;</li>
+ * <li>stale reservations (the process died between reserve and send): released once they are
+ * older than {@code stale-after}, absent from MySQL, and the consumer has no lag;</li>
+ * <li>rows Redis does not know (a compensated send that still landed): adopted.</li>
+ * </ul>
+ */
+@Component
+public class Reconciler {
+
+    private static final Logger log = LoggerFactory.getLogger(Reconciler.class);
+
+    private final CouponCache coupons;
+    private final CouponRepository repository;
+    private final ReservationStore store;
+    private final ConsumerLag lag;
+    private final RedisLock lock;
+    private final RebuildRequests rebuilds;
+    private final IssuanceMetrics metrics;
+    private final ReconcilerProperties properties;
+    private final Duration inFlightGrace;
+    private final Map<Long, Instant> missingSince = new ConcurrentHashMap<>();
+
+    public Reconciler(CouponCache coupons, CouponRepository repository, ReservationStore store, ConsumerLag lag,
+            RedisLock lock, RebuildRequests rebuilds, IssuanceMetrics metrics, ReconcilerProperties properties,
+            IssuanceProperties issuance) {
+        this.coupons = coupons;
+        this.repository = repository;
+        this.store = store;
+        this.lag = lag;
+        this.lock = lock;
+        this.rebuilds = rebuilds;
+        this.metrics = metrics;
+        this.properties = properties;
+        this.inFlightGrace = issuance.sendTimeout().plusSeconds(1);
+    }
+
+    /** One pass over every coupon; returns false when another instance holds the lease. */
+    public boolean runOnce() {
+        if (!lock.tryAcquire(properties.lockTtl())) {
+            return false;
+        }
+        try {
+            long pendingRecords = consumerLag();
+            for (Coupon coupon : List.copyOf(coupons.all())) {
+                try {
+                    reconcile(coupon, pendingRecords);
+                } catch (RuntimeException e) {
+                    log.warn("reconciling coupon {} failed: {}", coupon.id(), e.toString());
+                }
+            }
+            return true;
+        } finally {
+            lock.release();
+        }
+    }
+
+    private long consumerLag() {
+        try {
+            return lag.total();
+        } catch (IllegalStateException e) {
+            log.debug("consumer lag unknown: {}", e.getMessage());
+            return -1;
+        }
+    }
+
+    private void reconcile(Coupon cached, long pendingRecords) {
+        long id = cached.id();
+        Instant now = Instant.now();
+        if (!store.stateExists(id)) {
+            Instant since = missingSince.computeIfAbsent(id, k -> now);
+            boolean sendsSettled = Duration.between(since, now).compareTo(inFlightGrace) >= 0;
+            if (pendingRecords == 0 && sendsSettled) {
+                Coupon coupon = repository.find(id).orElse(cached);
+                List<IssuedRow> rows = repository.findAllIssued(id);
+                if (store.restore(coupon, rows)) {
+                    log.info("rebuilt the redis state of coupon {} from {} MySQL rows", id, rows.size());
+                    metrics.reconcilerAction("rebuild", 1);
+                }
+                missingSince.remove(id);
+                rebuilds.clear(id);
+                metrics.stockRemaining(id, coupon.quantity() - rows.size());
+            }
+            return;
+        }
+        missingSince.remove(id);
+        long redisCount = store.issuedCount(id);
+        metrics.stockRemaining(id, cached.quantity() - redisCount);
+        if (pendingRecords != 0 || redisCount == repository.countIssued(id)) {
+            return;
+        }
+        compare(id, now);
+    }
+
+    /** Counts differ while nothing is in flight: find stale reservations and unknown rows. */
+    private void compare(long id, Instant now) {
+        List<Reservation> reservations = store.all(id);
+        Map<String, IssuedRow> rows = repository.findAllIssued(id).stream()
+                .collect(Collectors.toMap(IssuedRow::userId, Function.identity()));
+        Set<Integer> slotsInMysql = rows.values().stream().map(IssuedRow::slot).collect(Collectors.toSet());
+        Set<String> inRedis = new HashSet<>();
+        Instant staleBefore = now.minus(properties.staleAfter());
+        long released = 0;
+        for (Reservation r : reservations) {
+            inRedis.add(r.userId());
+            if (!rows.containsKey(r.userId()) && r.reservedAt().isBefore(staleBefore)
+                    && store.release(id, r.userId(), r.slot(), !slotsInMysql.contains(r.slot()))) {
+                released++;
+                metrics.compensation("stale");
+            }
+        }
+        long adopted = rows.values().stream().filter(row -> !inRedis.contains(row.userId()))
+                .filter(row -> store.adopt(id, row)).count();
+        if (released + adopted > 0) {
+            log.info("coupon {}: released {} stale reservations, adopted {} rows", id, released, adopted);
+        }
+        metrics.reconcilerAction("release_stale", released);
+        metrics.reconcilerAction("adopt_row", adopted);
+    }
+
+    public boolean rebuildRequested() {
+        return rebuilds.any();
+    }
+}

@@ -1,0 +1,33 @@
+package io.couponevent.api.reconcile;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.stereotype.Component;
+
+/** A lease in Redis (SET NX PX) so that one instance at a time reconciles. */
+@Component
+public class RedisLock {
+
+    private static final String KEY = "coupon:reconciler:lock";
+    private static final RedisScript<Long> UNLOCK = RedisScript.of(
+            "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end", Long.class);
+
+    private final StringRedisTemplate redis;
+    private final String owner = UUID.randomUUID().toString();
+
+    public RedisLock(StringRedisTemplate redis) {
+        this.redis = redis;
+    }
+
+    public boolean tryAcquire(Duration ttl) {
+        return Boolean.TRUE.equals(redis.opsForValue().setIfAbsent(KEY, owner, ttl));
+    }
+
+    public void release() {
+        redis.execute(UNLOCK, List.of(KEY), owner);
+    }
+}

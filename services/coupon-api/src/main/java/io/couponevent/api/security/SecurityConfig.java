@@ -1,0 +1,87 @@
+package io.couponevent.api.security;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+import javax.crypto.spec.SecretKeySpec;
+
+import io.couponevent.api.config.JwtProperties;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.http.HttpMethod;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.config.http.SessionCreationPolicy;
+import org.springframework.security.oauth2.core.DelegatingOAuth2TokenValidator;
+import org.springframework.security.oauth2.core.OAuth2Error;
+import org.springframework.security.oauth2.core.OAuth2TokenValidator;
+import org.springframework.security.oauth2.core.OAuth2TokenValidatorResult;
+import org.springframework.security.oauth2.jose.jws.MacAlgorithm;
+import org.springframework.security.oauth2.jwt.Jwt;
+import org.springframework.security.oauth2.jwt.JwtDecoder;
+import org.springframework.security.oauth2.jwt.JwtValidators;
+import org.springframework.security.oauth2.jwt.NimbusJwtDecoder;
+import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationConverter;
+import org.springframework.security.oauth2.server.resource.authentication.JwtGrantedAuthoritiesConverter;
+import org.springframework.security.web.SecurityFilterChain;
+
+/**
+ * Stateless resource server: the user is the JWT {@code sub}, admins carry {@code "admin"} in the
+ * {@code roles} claim. Every security refusal is problem+json, like the rest of the API.
+ */
+@Configuration
+public class SecurityConfig {
+
+    @Bean
+    SecurityFilterChain api(HttpSecurity http, JsonMapper json) throws Exception {
+        ProblemSecurityHandlers handlers = new ProblemSecurityHandlers(json);
+        http.csrf(csrf -> csrf.disable())
+                .sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
+                .requestCache(c -> c.disable())
+                .authorizeHttpRequests(auth -> auth
+                        .requestMatchers("/api/v1/admin/**").hasRole("admin")
+                        .requestMatchers(HttpMethod.GET, "/api/v1/coupons/*").permitAll()
+                        .requestMatchers("/api/v1/**").authenticated()
+                        .requestMatchers("/error").permitAll()
+                        .anyRequest().denyAll())
+                .oauth2ResourceServer(o -> o
+                        .jwt(jwt -> jwt.jwtAuthenticationConverter(authenticationConverter()))
+                        .authenticationEntryPoint(handlers)
+                        .accessDeniedHandler(handlers))
+                .exceptionHandling(e -> e.authenticationEntryPoint(handlers).accessDeniedHandler(handlers));
+        return http.build();
+    }
+
+    @Bean
+    JwtDecoder jwtDecoder(JwtProperties properties) {
+        NimbusJwtDecoder decoder = properties.hasSecret()
+                ? NimbusJwtDecoder.withSecretKey(new SecretKeySpec(properties.secret().getBytes(StandardCharsets.UTF_8), "HmacSHA256"))
+                        .macAlgorithm(MacAlgorithm.HS256).build()
+                : NimbusJwtDecoder.withJwkSetUri(properties.jwkSetUri().toString()).build();
+        List<OAuth2TokenValidator<Jwt>> validators = new ArrayList<>();
+        validators.add(JwtValidators.createDefault());
+        validators.add(SecurityConfig::validSubject);
+        decoder.setJwtValidator(new DelegatingOAuth2TokenValidator<>(validators));
+        return decoder;
+    }
+
+    /** The user id is the subject: 1–64 characters, like {@code issued_coupons.user_id}. */
+    private static OAuth2TokenValidatorResult validSubject(Jwt jwt) {
+        String sub = jwt.getSubject();
+        if (sub == null || sub.isBlank() || sub.length() > 64) {
+            return OAuth2TokenValidatorResult.failure(new OAuth2Error("invalid_token", "sub must be 1-64 characters", null));
+        }
+        return OAuth2TokenValidatorResult.success();
+    }
+
+    private static JwtAuthenticationConverter authenticationConverter() {
+        JwtGrantedAuthoritiesConverter roles = new JwtGrantedAuthoritiesConverter();
+        roles.setAuthoritiesClaimName("roles");
+        roles.setAuthorityPrefix("ROLE_");
+        JwtAuthenticationConverter converter = new JwtAuthenticationConverter();
+        converter.setJwtGrantedAuthoritiesConverter(roles);
+        return converter;
+    }
+}

@@ -1,0 +1,100 @@
+package io.couponevent.api.web;
+
+import io.couponevent.api.config.IssuanceProperties;
+import io.couponevent.api.coupon.QuantityBelowIssuedException;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.HttpStatusCode;
+import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.context.request.WebRequest;
+import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
+
+/**
+ * Every error as {@code application/problem+json} with a {@code code}. Spring MVC's own exceptions
+ * (malformed JSON, wrong method, unsupported media type, unknown path…) keep their 4xx status;
+ * only a genuine server fault becomes a 500.
+ */
+@RestControllerAdvice
+public class ApiExceptionHandler extends ResponseEntityExceptionHandler {
+
+    private static final Logger log = LoggerFactory.getLogger(ApiExceptionHandler.class);
+
+    private final String retryAfterSeconds;
+
+    public ApiExceptionHandler(IssuanceProperties issuance) {
+        this.retryAfterSeconds = Long.toString(Math.max(1, issuance.retryAfter().toSeconds()));
+    }
+
+    @ExceptionHandler(ApiException.class)
+    ResponseEntity<ProblemDetail> api(ApiException e) {
+        return problem(e.status(), e.code(), e.getMessage());
+    }
+
+    @ExceptionHandler(QuantityBelowIssuedException.class)
+    ResponseEntity<ProblemDetail> quantity(QuantityBelowIssuedException e) {
+        return problem(HttpStatus.CONFLICT, "QUANTITY_BELOW_ISSUED", e.getMessage());
+    }
+
+    @ExceptionHandler(DataAccessException.class)
+    ResponseEntity<ProblemDetail> dataAccess(DataAccessException e) {
+        log.warn("data store unavailable: {}", e.toString());
+        return problem(HttpStatus.SERVICE_UNAVAILABLE, "UNAVAILABLE", "a data store is unavailable, try again shortly");
+    }
+
+    @ExceptionHandler(Exception.class)
+    ResponseEntity<ProblemDetail> unexpected(Exception e) {
+        log.error("unexpected error", e);
+        return problem(HttpStatus.INTERNAL_SERVER_ERROR, "INTERNAL_ERROR", "unexpected error");
+    }
+
+    /** Spring MVC's exceptions: same status, our body shape. */
+    @Override
+    protected ResponseEntity<Object> handleExceptionInternal(Exception ex, Object body, HttpHeaders headers,
+            HttpStatusCode status, WebRequest request) {
+        String detail = body instanceof ProblemDetail pd && pd.getDetail() != null ? pd.getDetail() : ex.getMessage();
+        if (status.value() == 400) {
+            // Jackson's messages can echo large parts of the body; keep the answer short and generic.
+            detail = "malformed request: " + shortReason(ex);
+        }
+        ProblemDetail problem = Problems.of(status, Problems.codeFor(status), detail);
+        HttpHeaders out = new HttpHeaders();
+        if (headers != null) out.putAll(headers);
+        out.setContentType(MediaType.APPLICATION_PROBLEM_JSON);
+        return new ResponseEntity<>(problem, out, status);
+    }
+
+    private static String shortReason(Exception ex) {
+        String name = ex.getClass().getSimpleName();
+        return switch (name) {
+            case "HttpMessageNotReadableException" -> "the body is not a valid JSON object";
+            case "MethodArgumentNotValidException", "HandlerMethodValidationException" -> validationDetail(ex);
+            case "MissingServletRequestParameterException", "MissingPathVariableException" -> ex.getMessage();
+            default -> "invalid request";
+        };
+    }
+
+    private static String validationDetail(Exception ex) {
+        if (ex instanceof org.springframework.web.bind.MethodArgumentNotValidException m) {
+            return m.getBindingResult().getAllErrors().stream()
+                    .map(err -> (err instanceof org.springframework.validation.FieldError f ? f.getField() + " " : "")
+                            + err.getDefaultMessage())
+                    .sorted().reduce((a, b) -> a + "; " + b).orElse("invalid body");
+        }
+        return "invalid request";
+    }
+
+    private ResponseEntity<ProblemDetail> problem(HttpStatus status, String code, String detail) {
+        ResponseEntity.BodyBuilder builder = ResponseEntity.status(status).contentType(MediaType.APPLICATION_PROBLEM_JSON);
+        if (status == HttpStatus.SERVICE_UNAVAILABLE) builder.header(HttpHeaders.RETRY_AFTER, retryAfterSeconds);
+        return builder.body(Problems.of(status, code, detail));
+    }
+}
