@@ -8,6 +8,7 @@ Subcommands (standard library only; MariaDB through the `mariadb` client):
             MariaDB, the admin reconciliation endpoint and the Kafka consumer group; print a summary
             with PASS/FAIL per invariant, write it as JSON, exit 1 on any FAIL
   cpu       snapshot / diff CPU ticks of the harness processes (found by their listening ports)
+  report    the benchmark's summary.json (numbers only) and markdown table from the phases
   timed     run a command and record the CPU seconds it used (k6 in the benchmark)
 
 Connection settings come from the environment the harness prints (`local/infra.sh env`) plus
@@ -367,6 +368,74 @@ def timed(args):
     return rc
 
 
+# ---- the benchmark report -------------------------------------------------------------------
+TARGETS = [  # (label, VUs, req/s, p95 ms)
+    ("best public single box (2 vCPU)", 5000, 900, 6750),
+    ("public 6-server fleet", 7000, 1550, 5970),
+    ("that fleet's goal", 10000, 3333, 3000),
+]
+GOAL = {"vus_peak": 10000, "accepted_rps": 3333, "p95_ms": 300, "drain_seconds": 10}
+
+
+def report(args):
+    main = json.load(open(args.main))
+    sold = json.load(open(args.soldout))
+    cpu_info = json.load(open(args.cpu)) if args.cpu and os.path.exists(args.cpu) else {"percent_of_machine": {}}
+    k6, v = main["k6"], main["verification"]
+    sk6 = sold["k6"]
+    out = {
+        "vus_peak": k6["vus_peak"], "requests": k6["requests"], "accepted": k6["accepted"],
+        "accepted_rps": k6["accepted_rps"], "p50_ms": k6["p50_ms"], "p95_ms": k6["p95_ms"],
+        "p99_ms": k6["p99_ms"], "max_ms": k6["max_ms"], "unexpected": k6["unexpected"], "shed": k6["shed"],
+        "persist_rps": v["persist_rps"], "drain_seconds": v["drain_seconds"], "rows": v["rows"],
+        "over_issue": v["over_issue"] + sold["verification"]["over_issue"],
+        "duplicates": v["duplicates"] + sold["verification"]["duplicates"],
+        "lost_acceptances": v["lost_acceptances"] + sold["verification"]["lost_acceptances"],
+        "soldout_requests": sk6["requests"], "soldout_rps": sk6["request_rps"],
+        "soldout_p50_ms": sk6["p50_ms"], "soldout_p95_ms": sk6["p95_ms"], "soldout_p99_ms": sk6["p99_ms"],
+        "soldout_unexpected": sk6["unexpected"],
+        "cores": os.cpu_count() or 1,
+        "invariants_passed": int(v["passed"] and sold["verification"]["passed"]),
+    }
+    for role, pct in cpu_info.get("percent_of_machine", {}).items():
+        out[f"cpu_pct_{role.replace('-', '_')}"] = pct
+    drain = out["drain_seconds"]
+    verdict = {
+        "vus_peak": out["vus_peak"] >= GOAL["vus_peak"],
+        "accepted_rps": out["accepted_rps"] >= GOAL["accepted_rps"],
+        "p95_ms": out["p95_ms"] < GOAL["p95_ms"],
+        "drain_seconds": 0 <= drain <= GOAL["drain_seconds"],
+        "correct": out["over_issue"] == 0 and out["duplicates"] == 0 and out["lost_acceptances"] == 0
+        and out["invariants_passed"] == 1,
+    }
+    for k, ok in verdict.items():
+        out[f"meets_{k}"] = int(ok)
+    md = ["| | VUs | accepted req/s | p95 | p99 | drain | over-issue / duplicates / lost |",
+          "|---|---:|---:|---:|---:|---:|---|"]
+    for label, vus, rps, p95 in TARGETS:
+        md.append(f"| {label} | {vus:,} | {rps:,} | {p95 / 1000:.2f} s | | | |")
+    md.append(f"| **target here (2 cores, k6 on the same box)** | 10,000 | ≥ 3,333 | < 300 ms | | ≤ 10 s | 0 / 0 / 0 |")
+    mark = lambda ok: "✅" if ok else "❌"
+    md.append(f"| **measured** | {out['vus_peak']:,.0f} {mark(verdict['vus_peak'])} | "
+              f"{out['accepted_rps']:,.0f} {mark(verdict['accepted_rps'])} | {out['p95_ms']:,.0f} ms {mark(verdict['p95_ms'])} | "
+              f"{out['p99_ms']:,.0f} ms | {drain:.1f} s {mark(verdict['drain_seconds'])} | "
+              f"{out['over_issue']} / {out['duplicates']} / {out['lost_acceptances']} {mark(verdict['correct'])} |")
+    md += ["", f"Main phase: {out['requests']:,} issuance requests, {out['accepted']:,} accepted (p50 {out['p50_ms']:.0f} ms, "
+           f"max {out['max_ms']:.0f} ms, {out['shed']} shed, {out['unexpected']} unexpected); consumer persisted "
+           f"{out['rows']:,} rows at {out['persist_rps']:,.0f} rows/s.",
+           f"Sold-out storm: {out['soldout_requests']:,} requests at {out['soldout_rps']:,.0f} req/s, "
+           f"p50 {out['soldout_p50_ms']:.0f} ms, p95 {out['soldout_p95_ms']:.0f} ms, p99 {out['soldout_p99_ms']:.0f} ms.",
+           "CPU share of the machine during the main phase: " + ", ".join(
+               f"{r} {p:.0f}%" for r, p in sorted(cpu_info.get("percent_of_machine", {}).items(), key=lambda x: -x[1])) + "."]
+    text = "\n".join(md) + "\n"
+    with open(args.json, "w") as f:
+        json.dump(out, f, indent=2)
+    with open(args.markdown, "w") as f:
+        f.write(text)
+    print(text)
+    return 0
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -392,6 +461,10 @@ def main():
     c.add_argument("action", choices=["snapshot", "diff"])
     c.add_argument("file")
     c.add_argument("--cpu-seconds", action="append", help="NAME=SECONDS of a process that ran in between (diff)")
+    rp = sub.add_parser("report")
+    for name in ("--main", "--soldout", "--json", "--markdown"):
+        rp.add_argument(name, required=True)
+    rp.add_argument("--cpu")
     tm = sub.add_parser("timed")
     tm.add_argument("--out", required=True)
     tm.add_argument("command", nargs=argparse.REMAINDER)
@@ -406,6 +479,8 @@ def main():
         return 0
     if a.cmd == "verify":
         return verify(a)
+    if a.cmd == "report":
+        return report(a)
     if a.cmd == "timed":
         return timed(a)
     return cpu(a)

@@ -43,9 +43,12 @@ function params(token, name) {
   };
 }
 
+// Unexpected answers are logged by the first LOG_VUS VUs only: a sample, not 10,000 lines.
+const LOG_VUS = parseInt(__ENV.LOG_VUS || '20', 10);
+
 function record(ok, res, what) {
   metrics.unexpected.add(!ok);
-  if (!ok && __ENV.QUIET !== '1') {
+  if (!ok && exec.vu.idInTest <= LOG_VUS) {
     const body = res.body ? String(res.body).slice(0, 200) : res.error;
     console.warn(`unexpected ${what}: status=${res.status} ${body}`);
   }

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# make test-loadtests: lint every scenario (k6 inspect), then a short run of each against the local
+# stack (started if it is not running), each followed by the invariant checks of local/verify.py.
+# k6 exits non-zero when a threshold fails; verify.py exits non-zero when an invariant fails.
+# Finally the verifier is shown a run that claims one more 202 than MariaDB holds: it must FAIL.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+export JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
+export PATH="$ROOT/.tools/bin:$JAVA_HOME/bin:$PATH"
+export PORT_OFFSET="${PORT_OFFSET:-0}"
+export BASE_URL="http://127.0.0.1:$((8080 + PORT_OFFSET))"
+export P95_MS=${P95_MS:-2000} P99_MS=${P99_MS:-5000}
+OUT=${OUT_DIR:-$ROOT/build/loadtests}
+mkdir -p "$OUT"
+rm -f "$OUT"/*.json
+failures=()
+pass() { echo "--- PASS $*"; }
+fail() { echo "--- FAIL $*"; failures+=("$*"); }
+
+echo "--- lint: k6 inspect"
+for s in loadtests/spike.js loadtests/arrival-rate.js loadtests/soak.js; do
+  if k6 inspect "$s" >/dev/null; then pass "inspect $s"; else fail "inspect $s"; fi
+done
+
+echo "--- stack: local/infra.sh up, local/services.sh up"
+local/infra.sh up
+eval "$(local/infra.sh env)"
+export DB_URL DB_USER DB_PASSWORD KAFKA_BOOTSTRAP
+local/services.sh up
+base=$(date +%s%3N)
+runs=0
+
+# run NAME SCRIPT QUANTITY [VAR=value...]: register a coupon, run the scenario, verify.
+run() {
+  local name=$1 script=$2 quantity=$3; shift 3
+  local coupon=$((base + runs)); runs=$((runs + 1))
+  echo "--- $name: $script on coupon $coupon (quantity $quantity) $*"
+  python3 local/verify.py register --coupon "$coupon" --quantity "$quantity" || { fail "$name: register"; return; }
+  if env COUPON_ID="$coupon" SUMMARY_PATH="$OUT/$name-k6.json" "$@" loadtests/run.sh "$script" --quiet; then
+    pass "$name: k6 thresholds"
+  else
+    fail "$name: k6 thresholds (exit $?)"
+  fi
+  if [ ! -s "$OUT/$name-k6.json" ]; then fail "$name: no k6 summary"; return; fi
+  if python3 local/verify.py verify --k6 "$OUT/$name-k6.json" --quantity "$quantity" --drain-timeout 60 \
+      --out "$OUT/$name.json"; then
+    pass "$name: invariants"
+  else
+    fail "$name: invariants"
+  fi
+}
+
+run spike spike.js 100 VUS=200 USERS=200 RAMP=2s RETRY_FRACTION=0.2 POLL_INTERVAL=0.5s POLL_DEADLINE=30s
+run arrival-rate arrival-rate.js 10000 STAGES=20:5s,50:5s MAX_VUS=200
+run soak soak.js 50 RATE=20 DURATION=20s ISSUE_SHARE=0.5 STATUS_SHARE=0.25
+
+echo "--- verifier self-test: a run claiming one more 202 than MariaDB holds must FAIL"
+if [ -s "$OUT/spike-k6.json" ]; then
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["accepted"]+=1; d["requesters"]+=1; json.dump(d, open(sys.argv[2], "w"))' \
+    "$OUT/spike-k6.json" "$OUT/lost-k6.json"
+  if python3 local/verify.py verify --k6 "$OUT/lost-k6.json" --quantity 100 --drain-timeout 2 \
+      --reconcile-timeout 1 --no-kafka > "$OUT/lost.txt" 2>&1; then
+    fail "verifier accepted a lost acceptance"; cat "$OUT/lost.txt"
+  elif grep -q "FAIL  every 202 persisted" "$OUT/lost.txt"; then
+    pass "verifier caught the lost acceptance"
+  else
+    fail "verifier failed for another reason"; cat "$OUT/lost.txt"
+  fi
+else
+  fail "verifier self-test: no spike summary"
+fi
+
+echo
+if [ ${#failures[@]} -eq 0 ]; then echo "test-loadtests: ALL PASSED"; else printf 'test-loadtests: FAILED: %s\n' "${failures[@]}"; exit 1; fi

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# make bench: throughput and latency of the whole path on this machine (k6 included), written to
+# build/bench/summary.json (numbers only) and build/bench/summary.md (the table for
+# docs/performance.md).
+#   main phase     a coupon bigger than the number of requests: every request is accepted and goes
+#                  Redis -> Kafka -> consumer -> MariaDB; VUS virtual users serve USERS users
+#   sold-out storm a coupon with no stock left: every request is answered 410 from Redis
+# Options (environment): VUS (10000) USERS (60000) SOLDOUT_USERS (40000) RAMP (2s) BUILD (0)
+# KEEP (0) PORT_OFFSET / RUN_DIR, API_JAVA_OPTS / CONSUMER_JAVA_OPTS (passed to local/services.sh).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+export JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
+export PATH="$ROOT/.tools/bin:$JAVA_HOME/bin:$PATH"
+export PORT_OFFSET="${PORT_OFFSET:-0}"
+
+VUS=${VUS:-10000}
+USERS=${USERS:-60000}
+SOLDOUT_USERS=${SOLDOUT_USERS:-40000}
+RAMP=${RAMP:-2s}
+BUILD=${BUILD:-0}
+KEEP=${KEEP:-0}
+OUT=${OUT_DIR:-$ROOT/build/bench}
+BASE=$(date +%s%3N)
+MAIN_COUPON=$BASE
+SOLDOUT_COUPON=$((BASE + 1))
+export BASE_URL="http://127.0.0.1:$((8080 + PORT_OFFSET))"
+# The benchmark judges latency itself (against its targets); k6 thresholds only catch failures.
+export P95_MS=${P95_MS:-60000} P99_MS=${P99_MS:-60000}
+
+say() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+
+cleanup() {
+  local rc=$?
+  if [ "$KEEP" != 1 ]; then
+    say "stopping the stack (KEEP=1 leaves it running)"
+    local/services.sh down || true
+    local/infra.sh down || true
+  fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+scripts/tools.sh apt k6
+[ "$BUILD" = 1 ] || ls services/coupon-api/target/*.jar services/coupon-consumer/target/*.jar >/dev/null 2>&1 || BUILD=1
+[ "$BUILD" = 1 ] && make --no-print-directory build
+say "starting the stack"
+local/infra.sh up
+eval "$(local/infra.sh env)"
+export DB_URL DB_USER DB_PASSWORD KAFKA_BOOTSTRAP
+local/services.sh up
+mkdir -p "$OUT"
+rm -f "$OUT"/*.json
+
+say "main phase: $USERS users on $VUS VUs, coupon $MAIN_COUPON with stock for all of them"
+python3 local/verify.py register --coupon "$MAIN_COUPON" --quantity $((USERS + 1000))
+# Warm the JIT a little so the measured phase is not the JVM's first minute (its own coupon).
+python3 local/verify.py register --coupon $((BASE + 2)) --quantity 5000 --wait-ready 0
+COUPON_ID=$((BASE + 2)) VUS=200 USERS=3000 RAMP=1s POLL_INTERVAL=0 RETRY_FRACTION=0 USER_PREFIX=warm- \
+  loadtests/run.sh spike.js --quiet >/dev/null || true
+python3 local/verify.py cpu snapshot "$OUT/cpu-before.json"
+COUPON_ID=$MAIN_COUPON VUS=$VUS USERS=$USERS RAMP=$RAMP POLL_INTERVAL=0 RETRY_FRACTION=0 \
+  SUMMARY_PATH="$OUT/main-k6.json" \
+  python3 local/verify.py timed --out "$OUT/k6-cpu.json" loadtests/run.sh spike.js || true
+python3 local/verify.py cpu diff "$OUT/cpu-before.json" \
+  --cpu-seconds "k6=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cpu_s"])' "$OUT/k6-cpu.json")" \
+  > "$OUT/cpu.json"
+main_rc=0
+python3 local/verify.py verify --k6 "$OUT/main-k6.json" --quantity $((USERS + 1000)) --ignore-thresholds \
+  --out "$OUT/main.json" || main_rc=$?
+
+say "sold-out storm: $SOLDOUT_USERS users on $VUS VUs, coupon $SOLDOUT_COUPON has no stock"
+# quantity 0 if the admin API takes it, else 1 (exhausted by the first request).
+python3 local/verify.py register --coupon "$SOLDOUT_COUPON" --quantity 0 --wait-ready 0 2>/dev/null \
+  && soldout_quantity=0 \
+  || { python3 local/verify.py register --coupon "$SOLDOUT_COUPON" --quantity 1 --wait-ready 0; soldout_quantity=1; }
+COUPON_ID=$SOLDOUT_COUPON VUS=$VUS USERS=$SOLDOUT_USERS RAMP=$RAMP POLL_INTERVAL=0 RETRY_FRACTION=0 \
+  USER_PREFIX=storm- SUMMARY_PATH="$OUT/soldout-k6.json" loadtests/run.sh spike.js || true
+soldout_rc=0
+python3 local/verify.py verify --k6 "$OUT/soldout-k6.json" --quantity "$soldout_quantity" --ignore-thresholds \
+  --no-kafka --drain-timeout 20 --out "$OUT/soldout.json" || soldout_rc=$?
+
+say "report"
+python3 local/verify.py report --main "$OUT/main.json" --soldout "$OUT/soldout.json" --cpu "$OUT/cpu.json" \
+  --json "$OUT/summary.json" --markdown "$OUT/summary.md"
+[ "$main_rc" = 0 ] && [ "$soldout_rc" = 0 ]

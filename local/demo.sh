@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# make demo: a real first-come-first-served coupon event on this machine, start to finish.
+#   1. installs what is missing (pinned apt packages, k6; the Kafka jars come with local/infra.sh)
+#   2. builds both services (make build)
+#   3. starts Redis Cluster (6 nodes), 3 Kafka brokers, MariaDB, then coupon-api and coupon-consumer
+#   4. registers a coupon through the admin API (QUANTITY coupons, opening now)
+#   5. runs the k6 spike: VUS virtual users, USERS distinct users, each with its own JWT
+#   6. waits for the consumer to drain, verifies the invariants in MariaDB, Redis and Kafka,
+#      prints the summary (exit code 1 on any FAIL)
+#   7. stops everything it started, unless KEEP=1
+# Options (environment): QUANTITY (10000) VUS (10000) USERS (12000) RAMP (5s) RETRY_FRACTION (0.05)
+# POLL_INTERVAL (1s, 0 = no status polling) P95_MS (1500) P99_MS (3000) COUPON_ID (time-based)
+# KEEP=1 BUILD=0 (skip make build) PROMETHEUS=1 (local Prometheus + k6 remote write)
+# PORT_OFFSET / RUN_DIR (run beside another harness).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+export JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
+export PATH="$ROOT/.tools/bin:$JAVA_HOME/bin:$PATH"
+export PORT_OFFSET="${PORT_OFFSET:-0}"
+
+QUANTITY=${QUANTITY:-10000}
+VUS=${VUS:-10000}
+USERS=${USERS:-$((VUS + VUS / 5))}
+COUPON_ID=${COUPON_ID:-$(date +%s%3N)}
+OUT_DIR=${OUT_DIR:-$ROOT/build/demo}
+KEEP=${KEEP:-0}
+BUILD=${BUILD:-1}
+PROMETHEUS=${PROMETHEUS:-0}
+export P95_MS=${P95_MS:-1500} P99_MS=${P99_MS:-3000}
+
+step=0
+say() { step=$((step + 1)); printf '\n\033[1m==> [%d] %s\033[0m\n' "$step" "$*"; }
+
+# Sockets: the API holds one per VU, k6 one per VU; raise the open-files limit for all children.
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+[ "$(ulimit -n)" -ge $((VUS + 2000)) ] || echo "warning: open files limit $(ulimit -n) is low for $VUS VUs" >&2
+
+started_prometheus=0
+cleanup() {
+  local rc=$?
+  if [ "$KEEP" = 1 ]; then
+    echo
+    echo "KEEP=1: the stack is still running. API http://127.0.0.1:$((8080 + PORT_OFFSET)), coupon $COUPON_ID."
+    echo "Stop it with: PORT_OFFSET=$PORT_OFFSET local/services.sh down && PORT_OFFSET=$PORT_OFFSET local/infra.sh down"
+  else
+    say "stopping the stack (KEEP=1 leaves it running)"
+    [ "$started_prometheus" = 1 ] && local/prometheus.sh down || true
+    [ -x local/services.sh ] && local/services.sh down || true
+    [ -x local/infra.sh ] && local/infra.sh down || true
+  fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+say "installing what is missing (pinned apt packages, k6; first time takes minutes)"
+scripts/tools.sh apt k6
+
+if [ "$BUILD" = 1 ]; then
+  say "building coupon-api and coupon-consumer (make build)"
+  make --no-print-directory build
+fi
+
+say "starting Redis Cluster, 3 Kafka brokers and MariaDB (local/infra.sh up)"
+local/infra.sh up
+eval "$(local/infra.sh env)"
+export DB_URL DB_USER DB_PASSWORD KAFKA_BOOTSTRAP
+
+say "starting coupon-api and coupon-consumer (local/services.sh up)"
+local/services.sh up
+
+if [ "$PROMETHEUS" = 1 ] && [ -x local/prometheus.sh ]; then
+  say "starting the local Prometheus (k6 remote-writes its metrics there)"
+  local/prometheus.sh up && started_prometheus=1
+  export K6_PROMETHEUS_RW_SERVER_URL="${K6_PROMETHEUS_RW_SERVER_URL:-http://127.0.0.1:$((9090 + PORT_OFFSET))/api/v1/write}"
+fi
+
+say "registering coupon $COUPON_ID: $QUANTITY coupons, opening now"
+python3 local/verify.py register --coupon "$COUPON_ID" --quantity "$QUANTITY"
+
+say "spike: $USERS users on $VUS VUs arriving within ${RAMP:-5s}, then polling their status until ISSUED"
+mkdir -p "$OUT_DIR"
+rm -f "$OUT_DIR/k6-summary.json"
+k6_rc=0
+BASE_URL="http://127.0.0.1:$((8080 + PORT_OFFSET))" COUPON_ID="$COUPON_ID" VUS="$VUS" USERS="$USERS" \
+  SUMMARY_PATH="$OUT_DIR/k6-summary.json" \
+  loadtests/run.sh spike.js || k6_rc=$?
+[ -s "$OUT_DIR/k6-summary.json" ] || { echo "k6 wrote no summary (exit $k6_rc)" >&2; exit 1; }
+
+say "waiting for the consumer to drain, then verifying the invariants"
+python3 local/verify.py verify --k6 "$OUT_DIR/k6-summary.json" --quantity "$QUANTITY" \
+  --out "$OUT_DIR/summary.json"
+echo "summary: $OUT_DIR/summary.json"
