@@ -1,0 +1,80 @@
+{{/* A hook Job running the coupon-api image with --coupon.job=<job>.
+     Pass (dict "root" $ "job" "migrate|register" "hook" "<events>" "weight" "<n>" "env" <yaml> "withEvent" bool) */}}
+{{- define "coupon-event.hookJob" -}}
+{{- $root := .root -}}
+{{- $api := $root.Values.couponApi -}}
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: {{ include "coupon-event.prefix" $root }}-{{ .job }}
+  labels:
+    {{- include "coupon-event.labels" (dict "root" $root "component" .job) | nindent 4 }}
+  annotations:
+    helm.sh/hook: {{ .hook }}
+    helm.sh/hook-weight: {{ .weight | quote }}
+    # Keep a failed Job for its logs until the next attempt; ttl removes successful ones.
+    helm.sh/hook-delete-policy: before-hook-creation
+spec:
+  backoffLimit: {{ $root.Values.jobs.backoffLimit }}
+  activeDeadlineSeconds: {{ $root.Values.jobs.activeDeadlineSeconds }}
+  ttlSecondsAfterFinished: {{ $root.Values.jobs.ttlSecondsAfterFinished }}
+  template:
+    metadata:
+      labels:
+        {{- include "coupon-event.podLabels" (dict "root" $root "component" .job) | nindent 8 }}
+    spec:
+      restartPolicy: Never
+      automountServiceAccountToken: false
+      {{- include "coupon-event.imagePullSecrets" $root | nindent 6 }}
+      securityContext:
+        {{- include "coupon-event.podSecurityContext" $root | nindent 8 }}
+      {{- with $api.nodeSelector }}
+      nodeSelector:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with $api.tolerations }}
+      tolerations:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with $api.priorityClassName }}
+      priorityClassName: {{ . }}
+      {{- end }}
+      containers:
+        - name: {{ .job }}
+          image: {{ include "coupon-event.image" (dict "image" $api.image "global" $root.Values.global "tag" $root.Chart.AppVersion) | quote }}
+          imagePullPolicy: {{ $api.image.pullPolicy }}
+          args: ["--coupon.job={{ .job }}"]
+          env:
+            - {name: JAVA_TOOL_OPTIONS, value: {{ $api.javaToolOptions | quote }}}
+            {{- .env | nindent 12 }}
+          resources:
+            {{- toYaml $root.Values.jobs.resources | nindent 12 }}
+          securityContext:
+            {{- include "coupon-event.containerSecurityContext" $root | nindent 12 }}
+          volumeMounts:
+            - {name: tmp, mountPath: /tmp}
+            {{- if .withEvent }}
+            - {name: event, mountPath: /config, readOnly: true}
+            {{- end }}
+      volumes:
+        - name: tmp
+          emptyDir: {}
+        {{- if .withEvent }}
+        - name: event
+          configMap:
+            name: {{ include "coupon-event.eventConfigName" $root }}
+        {{- end }}
+{{- end -}}
+
+{{/* The migrate hook runs before the release's objects on install, except when the database is
+     itself part of the release (bundled MySQL): then it can only run after install. */}}
+{{- define "coupon-event.migrateHook" -}}
+{{- if (index .Values "mysql").enabled -}}post-install,pre-upgrade{{- else -}}pre-install,pre-upgrade{{- end -}}
+{{- end -}}
+
+{{/* A password from values lives in <prefix>-credentials, which does not exist yet when a
+     pre-install hook runs: the migrate hook gets its own short-lived copy. */}}
+{{- define "coupon-event.migrateNeedsSecretCopy" -}}
+{{- $g := .Values.global -}}
+{{- if and (not (index .Values "mysql").enabled) (not $g.externalDatabase.existingSecret) $g.externalDatabase.password -}}true{{- end -}}
+{{- end -}}

@@ -1,0 +1,57 @@
+{{/* Building blocks of networkpolicies.yaml. */}}
+{{- define "coupon-event.np.pods" -}}
+podSelector:
+  matchLabels:
+    app.kubernetes.io/instance: {{ .root.Release.Name }}
+    app.kubernetes.io/component: {{ .component }}
+{{- end -}}
+{{- define "coupon-event.np.dns" -}}
+- to:
+    - namespaceSelector:
+        {{- toYaml .Values.networkPolicy.dns.namespaceSelector | nindent 8 }}
+      podSelector:
+        {{- toYaml .Values.networkPolicy.dns.podSelector | nindent 8 }}
+  ports:
+    - {protocol: UDP, port: 53}
+    - {protocol: TCP, port: 53}
+{{- end -}}
+{{/* Egress rules to the state stores: bundled ones by their pods, external ones by networkPolicy.externalEgress. */}}
+{{- define "coupon-event.np.mysql" -}}
+- to:
+    {{- if (index .Values "mysql").enabled }}
+    - podSelector:
+        matchLabels:
+          app.kubernetes.io/instance: {{ .Release.Name }}
+          app.kubernetes.io/name: mysql
+    {{- else }}
+    {{- toYaml .Values.networkPolicy.externalEgress | nindent 4 }}
+    {{- end }}
+  ports:
+    - {protocol: TCP, port: 3306}
+{{- end -}}
+{{- define "coupon-event.np.redis" -}}
+- to:
+    {{- if (index .Values "redis-cluster").enabled }}
+    - podSelector:
+        matchLabels:
+          app.kubernetes.io/instance: {{ .Release.Name }}
+          app.kubernetes.io/name: redis-cluster
+    {{- else }}
+    {{- toYaml .Values.networkPolicy.externalEgress | nindent 4 }}
+    {{- end }}
+  ports:
+    - {protocol: TCP, port: 6379}
+{{- end -}}
+{{- define "coupon-event.np.kafka" -}}
+- to:
+    {{- if include "coupon-event.strimziEnabled" . }}
+    - podSelector:
+        matchLabels:
+          strimzi.io/cluster: {{ include "coupon-event.kafkaClusterName" . }}
+          strimzi.io/kind: Kafka
+    {{- else }}
+    {{- toYaml .Values.networkPolicy.externalEgress | nindent 4 }}
+    {{- end }}
+  ports:
+    - {protocol: TCP, port: 9092}
+{{- end -}}
