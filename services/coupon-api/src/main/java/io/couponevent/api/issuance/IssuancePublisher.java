@@ -9,21 +9,18 @@ import java.util.concurrent.TimeoutException;
 
 import io.couponevent.api.config.IssuanceProperties;
 import io.couponevent.api.config.TopicProperties;
+import io.couponevent.common.IssuanceEvent;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.stereotype.Component;
 
 /**
- * Sends the contract's issuance message (key {@code "<couponId>:<userId>"}) and waits at most
+ * Sends the contract's issuance message ({@link IssuanceEvent} as JSON, key {@code "<couponId>:<userId>"}) and waits at most
  * {@code coupon.issuance.send-timeout} for the acknowledgement of all in-sync replicas.
  */
 @Component
 public class IssuancePublisher {
-
-    /** The message of docs/contract.md. */
-    public record IssuanceMessage(String eventId, long couponId, String userId, int slot, Instant reservedAt) {
-    }
 
     private final KafkaTemplate<String, String> kafka;
     private final JsonMapper json;
@@ -43,10 +40,10 @@ public class IssuancePublisher {
      *                             caller compensates the reservation
      */
     public void send(long couponId, String userId, int slot, Instant reservedAt) {
-        IssuanceMessage message = new IssuanceMessage(UUID.randomUUID().toString(), couponId, userId, slot, reservedAt);
-        String value = json.writeValueAsString(message);
+        IssuanceEvent event = new IssuanceEvent(UUID.randomUUID(), couponId, userId, slot, reservedAt);
+        String value = json.writeValueAsString(event);
         try {
-            kafka.send(topic, couponId + ":" + userId, value).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            kafka.send(topic, event.key(), value).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
             throw new SendFailedException("timeout", e);
         } catch (InterruptedException e) {

@@ -1,0 +1,25 @@
+package io.couponevent.api.coupon;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.couponevent.api.web.ApiException;
+import org.junit.jupiter.api.Test;
+
+class CouponIdTest {
+
+    @Test
+    void acceptsPositive64BitIntegers() {
+        assertThat(CouponId.parse("1")).isEqualTo(1L);
+        assertThat(CouponId.parse("9223372036854775807")).isEqualTo(Long.MAX_VALUE);
+    }
+
+    @Test
+    void refusesEverythingElse() {
+        for (String bad : new String[] {null, "", "0", "007", "-1", "+1", "1e3", "abc", " 1", "9223372036854775808",
+                "12345678901234567890"}) {
+            assertThatThrownBy(() -> CouponId.parse(bad)).as(String.valueOf(bad)).isInstanceOf(ApiException.class)
+                    .extracting(e -> ((ApiException) e).code()).isEqualTo("INVALID_REQUEST");
+        }
+    }
+}

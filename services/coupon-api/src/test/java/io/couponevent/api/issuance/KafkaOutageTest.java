@@ -1,0 +1,76 @@
+package io.couponevent.api.issuance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Instant;
+import java.util.UUID;
+
+import io.couponevent.api.support.Api;
+import io.couponevent.api.support.Api.Reply;
+import io.couponevent.api.support.Harness;
+import io.couponevent.api.support.Tokens;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.core.env.Environment;
+
+/**
+ * With every broker stopped, an issuance cannot be acknowledged: the reservation is released
+ * (stock and slot back) and the user gets 503 with Retry-After, within the send timeout.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class KafkaOutageTest {
+
+    @Autowired Environment env;
+    @Autowired ReservationStore store;
+    @Autowired MeterRegistry meters;
+
+    @BeforeAll
+    static void topic() throws Exception {
+        Harness.ensureTopic();
+    }
+
+    @Test
+    void failedSendReleasesTheReservation() throws Exception {
+        Api api = new Api(env.getRequiredProperty("local.server.port", Integer.class));
+        long id = Harness.uniqueCouponId();
+        Instant now = Instant.now();
+        assertThat(api.putCoupon(id, Tokens.admin("ops"), "outage", 3, now.minusSeconds(60), now.plusSeconds(3600))
+                .status()).isEqualTo(201);
+        assertThat(api.issue(id, Tokens.user("before-" + UUID.randomUUID())).status()).isEqualTo(202);
+        double compensationsBefore = compensations();
+        String user = "during-" + UUID.randomUUID();
+
+        Harness.infra("kafka-stop");
+        try {
+            long start = System.nanoTime();
+            Reply refused = api.issue(id, Tokens.user(user));
+            long millis = (System.nanoTime() - start) / 1_000_000;
+            assertThat(refused.status()).as(refused.raw()).isEqualTo(503);
+            assertThat(refused.code()).isEqualTo("UNAVAILABLE");
+            assertThat(refused.retryAfter()).isEqualTo("1");
+            assertThat(millis).as("bounded by coupon.issuance.send-timeout (1s in tests)").isLessThan(3000);
+            assertThat(store.find(id, user)).as("reservation released").isEmpty();
+            assertThat(store.issuedCount(id)).as("stock unchanged").isEqualTo(1);
+            assertThat(compensations()).isEqualTo(compensationsBefore + 1);
+        } finally {
+            Harness.infra("kafka-start");
+        }
+        // The released slot is handed out again once Kafka is back (slot 2: the free list first).
+        Reply accepted = null;
+        for (int attempt = 0; attempt < 60; attempt++) {
+            accepted = api.issue(id, Tokens.user(user));
+            if (accepted.status() == 202) break;
+            Thread.sleep(1000);
+        }
+        assertThat(accepted.status()).as(accepted.raw()).isEqualTo(202);
+        assertThat(store.find(id, user)).get().extracting(Reservation::slot).isEqualTo(2);
+    }
+
+    private double compensations() {
+        return meters.find("coupon.compensations").counters().stream().mapToDouble(c -> c.count()).sum();
+    }
+}
