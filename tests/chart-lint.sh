@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# helm lint --strict and helm template for every scenario, the rendered custom resources checked
+# against the operators' CRD schemas, and the values the chart must refuse.
+# Usage: tests/chart-lint.sh CHART_DIR name=values.yaml[,more.yaml] ...
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+CHART=$1; shift
+OUT="$ROOT/build/chart/rendered"
+CRDS="${CRDS_DIR:-$ROOT/../shared/crds}"
+[ -d "$CRDS" ] || CRDS=/work/shared/crds
+MYSQL_SCHEMA="$(dirname "$CRDS")/schemas/helm-values/mysql-14.0.5.values.schema.json"
+rm -rf "$OUT"; mkdir -p "$OUT"
+fail=0; n=0
+base=(-f "$CHART/examples/offline-external.yaml")
+
+for scenario in "$@"; do
+  name=${scenario%%=*}; files=${scenario#*=}
+  args=("${base[@]}")
+  IFS=, read -ra extra <<< "$files"
+  for f in "${extra[@]}"; do [ -n "$f" ] && args+=(-f "$CHART/$f"); done
+  n=$((n + 1))
+  if ! lint=$(helm lint --strict "$CHART" "${args[@]}" 2>&1); then
+    echo "FAIL lint $name"; echo "$lint" | sed 's/^/    /'; fail=$((fail + 1)); continue
+  fi
+  if ! helm template "ev-$name" "$CHART" --namespace "ev-$name" "${args[@]}" > "$OUT/$name.yaml" 2> "$OUT/$name.err"; then
+    echo "FAIL template $name"; sed 's/^/    /' "$OUT/$name.err"; fail=$((fail + 1)); continue
+  fi
+  echo "ok   lint+template $name ($(grep -c '^kind:' "$OUT/$name.yaml") objects)"
+done
+
+# Every rendered custom resource against the CRD it targets (unknown fields are errors too).
+if ! python3 "$ROOT/tests/validate_rendered.py" "$CRDS" "$OUT"/*.yaml; then fail=$((fail + 1)); fi
+
+# The bundled MySQL's values against the Bitnami mysql 14.0.5 values schema.
+if [ -f "$MYSQL_SCHEMA" ]; then
+  if python3 - "$MYSQL_SCHEMA" "$CHART/values.yaml" "$CHART"/examples/*.yaml <<'PY'
+import json, sys, yaml, jsonschema
+schema = json.load(open(sys.argv[1]))
+base = yaml.safe_load(open(sys.argv[2]))["mysql"]
+for path in sys.argv[3:]:
+    values = dict(base)
+    values.update((yaml.safe_load(open(path)) or {}).get("mysql", {}))
+    jsonschema.Draft7Validator(schema).validate(values)
+print("ok   mysql values valid against mysql-14.0.5.values.schema.json")
+PY
+  then :; else echo "FAIL mysql values schema"; fail=$((fail + 1)); fi
+fi
+
+# Values the chart must refuse, and the message that says why.
+must_fail() {
+  local what=$1 expect=$2; shift 2
+  n=$((n + 1))
+  local out
+  if out=$(helm template ev "$CHART" "${base[@]}" "$@" 2>&1); then
+    echo "FAIL accepted: $what"; fail=$((fail + 1))
+  elif ! grep -qiE -- "$expect" <<< "$out"; then
+    echo "FAIL $what: error does not mention /$expect/:"; echo "$out" | tail -3 | sed 's/^/    /'; fail=$((fail + 1))
+  else
+    echo "ok   refuses $what"
+  fi
+}
+must_fail "a misspelled top-level key" "additional properties 'evnet' not allowed|evnet" --set evnet.coupons=1
+must_fail "a misspelled subchart key" "replicaCont" --set couponApi.replicaCont=3
+must_fail "a misspelled Kafka key" "partitons" --set kafka.topic.partitons=12
+must_fail "a wrong type" "partitions|integer" --set-string kafka.topic.partitions=twelve
+must_fail "partitions below max replicas x concurrency" "below couponConsumer max replicas x concurrency" \
+  --set kafka.topic.partitions=6 --set couponConsumer.autoscaling.maxReplicas=4 --set couponConsumer.concurrency=3
+must_fail "minReplicas above maxReplicas" "minReplicas must not exceed" \
+  --set couponConsumer.autoscaling.minReplicas=5 --set couponConsumer.autoscaling.maxReplicas=4
+must_fail "both bundled and external MySQL" "pick the bundled MySQL" --set mysql.enabled=true
+must_fail "no Redis at all" "no Redis" --set global.externalRedis.nodes=null
+must_fail "an external database without credentials" "needs existingSecret" --set global.externalDatabase.existingSecret=
+must_fail "an event without coupons" "coupons" --set event.coupons=null
+must_fail "a coupon closing before it opens" "closesAt must be after opensAt" \
+  --set event.coupons[0].closesAt=2026-11-30T00:00:00Z
+must_fail "a load test script that is not shipped" "not one of loadtests" \
+  --set loadtest.enabled=true --set loadtest.script=nope.js
+must_fail "min.insync.replicas equal to the replication factor" "minInsyncReplicas" --set kafka.topic.minInsyncReplicas=3
+
+echo "chart-lint: $((n - fail))/$n checks passed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Checks every custom resource in rendered manifests against the CRD schema of the operator
+version the chart targets (shared/crds). Stricter than the API server, which silently prunes
+unknown fields: here an unknown field is an error, so a misspelled or removed field (Strimzi v1
+dropped several v1beta2 ones) is caught before it reaches a cluster.
+Usage: validate_rendered.py CRDS_DIR rendered.yaml..."""
+import glob
+import sys
+
+import jsonschema
+import yaml
+
+
+def strict(schema):
+    """Copy of an OpenAPI v3 schema in which objects with declared properties are closed."""
+    if isinstance(schema, list):
+        return [strict(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: strict(v) for k, v in schema.items()}
+    if schema.get("x-kubernetes-int-or-string"):
+        out.pop("type", None)
+        out["anyOf"] = [{"type": "integer"}, {"type": "string"}]
+    if "properties" in schema and "additionalProperties" not in schema \
+            and not schema.get("x-kubernetes-preserve-unknown-fields"):
+        out["additionalProperties"] = False
+    if schema.get("nullable"):
+        out.pop("type", None)
+    return out
+
+
+def load_crds(root):
+    crds = {}
+    for path in glob.glob(f"{root}/**/*.yaml", recursive=True):
+        for doc in yaml.safe_load_all(open(path)):
+            if not doc or doc.get("kind") != "CustomResourceDefinition":
+                continue
+            group, kind = doc["spec"]["group"], doc["spec"]["names"]["kind"]
+            for version in doc["spec"]["versions"]:
+                if version.get("served"):
+                    crds[(f"{group}/{version['name']}", kind)] = version["schema"]["openAPIV3Schema"]
+    return crds
+
+
+def main():
+    crds = load_crds(sys.argv[1])
+    checked, errors = 0, 0
+    for path in sys.argv[2:]:
+        for doc in yaml.safe_load_all(open(path)):
+            if not doc:
+                continue
+            key = (doc.get("apiVersion"), doc.get("kind"))
+            group = key[0].split("/")[0] if key[0] and "/" in key[0] else ""
+            if key not in crds:
+                if "." in group and not group.endswith("k8s.io"):
+                    print(f"FAIL {path}: {key[1]} {key[0]} is served by no CRD in {sys.argv[1]}")
+                    errors += 1
+                continue
+            schema = strict(crds[key])
+            schema["properties"]["metadata"] = {"type": "object"}
+            checked += 1
+            problems = sorted(jsonschema.Draft7Validator(schema).iter_errors(doc), key=str)
+            for p in problems:
+                where = "/".join(str(x) for x in p.absolute_path)
+                print(f"FAIL {path}: {key[1]} {doc['metadata'].get('name')}: {where}: {p.message}")
+                errors += 1
+    print(f"{'ok  ' if not errors else 'FAIL'} {checked} custom resources checked against their CRDs, {errors} problems")
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
