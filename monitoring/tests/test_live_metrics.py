@@ -1,0 +1,131 @@
+"""Our services' metric names, checked on their real /actuator/prometheus after a small load.
+
+Needs both services running on the local harness (mk/observability.mk starts them with
+local/infra.sh and local/services.sh); ports follow PORT_OFFSET like every local port."""
+import base64
+import hashlib
+import hmac
+import json
+import os
+import random
+import re
+import time
+import urllib.error
+import urllib.request
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from conftest import referenced_metrics
+from test_metric_names import is_service_metric
+
+OFFSET = int(os.environ.get("PORT_OFFSET", "0"))
+API = f"http://127.0.0.1:{8080 + OFFSET}"
+MANAGEMENT = {"coupon-api": f"http://127.0.0.1:{8081 + OFFSET}",
+              "coupon-consumer": f"http://127.0.0.1:{8091 + OFFSET}"}
+SECRET = os.environ.get("COUPON_SECURITY_JWT_SECRET", "local-dev-secret-change-me-0123456789abcdef")
+
+
+def b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def token(sub, admin=False):
+    now = int(time.time())
+    claims = {"sub": sub, "iat": now, "exp": now + 600, **({"roles": ["admin"]} if admin else {})}
+    signing_input = b64(json.dumps({"alg": "HS256", "typ": "JWT"}).encode()) + "." + b64(json.dumps(claims).encode())
+    sig = hmac.new(SECRET.encode(), signing_input.encode(), hashlib.sha256).digest()
+    return signing_input + "." + b64(sig)
+
+
+def call(method, url, user=None, admin=False, body=None):
+    headers = {"Accept": "application/json"}
+    if user:
+        headers["Authorization"] = "Bearer " + token(user, admin)
+    data = None
+    if body is not None:
+        data = json.dumps(body).encode()
+        headers["Content-Type"] = "application/json"
+    req = urllib.request.Request(url, data=data, method=method, headers=headers)
+    try:
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            return resp.status, resp.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+
+
+def scrape(app):
+    req = urllib.request.Request(MANAGEMENT[app] + "/actuator/prometheus",
+                                 headers={"Accept": "text/plain;version=0.0.4"})
+    with urllib.request.urlopen(req, timeout=10) as resp:
+        text = resp.read().decode()
+    samples = {}
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        name = line.split("{", 1)[0].split(" ", 1)[0]
+        samples.setdefault(name, []).append(line)
+    return samples
+
+
+def wait_ready(app, seconds=180):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(MANAGEMENT[app] + "/actuator/health/readiness", timeout=5) as r:
+                if r.status == 200:
+                    return
+        except (urllib.error.URLError, OSError):
+            pass
+        time.sleep(2)
+    pytest.fail(f"{app} not ready on {MANAGEMENT[app]} (start it: local/infra.sh up && local/services.sh up)")
+
+
+@pytest.fixture(scope="session")
+def live():
+    for app in MANAGEMENT:
+        wait_ready(app)
+    coupon = random.randint(10**12, 10**13)
+    now = datetime.now(timezone.utc)
+    status, body = call("PUT", f"{API}/api/v1/admin/coupons/{coupon}", "obs-admin", admin=True, body={
+        "name": "observability check", "quantity": 3,
+        "opensAt": (now - timedelta(minutes=1)).isoformat().replace("+00:00", "Z"),
+        "closesAt": (now + timedelta(hours=1)).isoformat().replace("+00:00", "Z")})
+    assert status in (200, 201), body
+    answers = []
+    for user in ("obs-1", "obs-2", "obs-3", "obs-4", "obs-1"):  # 3 accepted, 1 sold out, 1 duplicate
+        answers.append(call("POST", f"{API}/api/v1/coupons/{coupon}/issuances", user, body={})[0])
+    answers.append(call("POST", f"{API}/api/v1/coupons/{coupon + 1}/issuances", "obs-5", body={})[0])  # not found
+    answers.append(call("POST", f"{API}/api/v1/coupons/abc/issuances", "obs-5", body={})[0])  # invalid id
+    answers.append(call("GET", f"{API}/api/v1/coupons/{coupon}/issuances/me", "obs-1")[0])
+    answers.append(call("GET", f"{API}/api/v1/coupons/{coupon}")[0])
+    assert answers[:5].count(202) == 3, answers
+    # The consumer persists asynchronously: wait for its rows to show up in its own counter.
+    deadline = time.time() + 90
+    while time.time() < deadline:
+        consumer = scrape("coupon-consumer")
+        if any(f'coupon="{coupon}"' in line for line in consumer.get("coupon_consumer_inserted_total", [])):
+            break
+        time.sleep(2)
+    call("GET", f"{API}/api/v1/admin/coupons/{coupon}/reconciliation", "obs-admin", admin=True)
+    return {app: scrape(app) for app in MANAGEMENT}
+
+
+def test_every_service_metric_read_by_dashboards_and_rules_is_published(live, rules, dashboards):
+    published = set(live["coupon-api"]) | set(live["coupon-consumer"])
+    wanted = {n: w for n, w in referenced_metrics(rules, dashboards).items() if is_service_metric(n)}
+    missing = {n: w[:2] for n, w in wanted.items() if n not in published}
+    assert not missing, "read by dashboards/rules but not published by the services: " + json.dumps(missing, indent=1)
+
+
+def test_every_sample_carries_the_application_tag(live):
+    for app, samples in live.items():
+        for name, lines in samples.items():
+            for line in lines:
+                assert f'application="{app}"' in line, f"{app}: {line}"
+
+
+def test_issuance_outcomes_were_counted(live):
+    lines = live["coupon-api"]["coupon_issuance_requests_total"]
+    results = {m.group(1) for line in lines for m in [re.search(r'result="([^"]*)"', line)] if m}
+    assert {"accepted", "sold_out", "duplicate"} <= results, results
