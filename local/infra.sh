@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Local infrastructure harness: Redis Cluster (6 nodes), 3-node KRaft Kafka, MariaDB, all on
+# 127.0.0.1 at the contract ports + PORT_OFFSET, state under RUN_DIR (default .run/infra).
+# See local/README.md. Usage: local/infra.sh COMMAND
+#   up | down | status | env | reset | redis-flush
+#   kafka-stop [N..] | kafka-start [N..] | kafka-kill N
+set -euo pipefail
+LOG_TAG=infra
+# shellcheck source=lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+source "$LOCAL_DIR/redis/redis.sh"
+source "$LOCAL_DIR/kafka/kafka.sh"
+source "$LOCAL_DIR/mariadb/mariadb.sh"
+
+# One command at a time per RUN_DIR (two `up`s racing would start everything twice); `env` and
+# `status` only read. Servers are started with this descriptor closed (see start_bg).
+case "${1:-}" in env|status|'') ;; *) exec 8>"$RUN_DIR/infra.lock"; flock 8 ;; esac
+
+cmd_env() {
+  local redis kafka db="jdbc:mysql://127.0.0.1:$MARIADB_PORT/$DB_NAME"
+  redis=$(redis_nodes); kafka=$(kafka_bootstrap)
+  cat <<ENV
+export REDIS_NODES=$redis
+export KAFKA_BOOTSTRAP=$kafka
+export DB_URL=$db
+export DB_USER=$DB_USER
+export DB_PASSWORD=$DB_PASSWORD
+export SPRING_DATA_REDIS_CLUSTER_NODES=$redis
+export SPRING_KAFKA_BOOTSTRAP_SERVERS=$kafka
+export SPRING_DATASOURCE_URL=$db
+export SPRING_DATASOURCE_USERNAME=$DB_USER
+export SPRING_DATASOURCE_PASSWORD=$DB_PASSWORD
+ENV
+}
+
+cmd_up() {
+  local t0 t; t0=$(now_ms)
+  "$ROOT/scripts/tools.sh" apt kafka
+  log "starting in $RUN_DIR (PORT_OFFSET=$PORT_OFFSET)"
+  # Kafka's JVMs are the slowest to come up: start them first and do the rest meanwhile.
+  t=$(now_ms); kafka_launch
+  mariadb_up; log "mariadb ready on $MARIADB_PORT ($(elapsed "$t"))"
+  redis_up; log "redis cluster ok on ${REDIS_PORTS[0]}-${REDIS_PORTS[5]} ($(elapsed "$t"))"
+  kafka_wait_started 120; log "kafka nodes started ($(elapsed "$t"))"
+  kafka_create_topics
+  kafka_wait_healthy 90; log "kafka topics $KAFKA_TOPIC ($KAFKA_TOPIC_PARTITIONS) and $KAFKA_DLT ($KAFKA_DLT_PARTITIONS) ready ($(elapsed "$t"))"
+  log "infra up in $(elapsed "$t0"); eval \"\$(local/infra.sh env)\" for the variables"
+}
+
+cmd_down() {
+  local t; t=$(now_ms)
+  # Kafka first, while its quorum is still whole, so that controlled shutdown is quick.
+  kafka_stop & redis_down & mariadb_down & wait
+  log "infra down ($(elapsed "$t"))"
+}
+
+cmd_status() {
+  echo "RUN_DIR=$RUN_DIR PORT_OFFSET=$PORT_OFFSET"
+  redis_status; kafka_status; mariadb_status
+}
+
+cmd_kafka_start() {
+  local t; t=$(now_ms)
+  kafka_launch "$@"
+  kafka_wait_started 120
+  kafka_wait_healthy 90
+  log "kafka healthy ($(elapsed "$t"))"
+}
+
+cmd_reset() {
+  local t; t=$(now_ms)
+  mariadb_reset
+  kafka_recreate_topics; kafka_wait_healthy 60
+  log "kafka: topics $KAFKA_TOPIC and $KAFKA_DLT recreated empty"
+  redis_flush
+  log "reset done ($(elapsed "$t"))"
+}
+
+case "${1:-}" in
+  up) cmd_up ;;
+  down) cmd_down ;;
+  status) cmd_status ;;
+  env) cmd_env ;;
+  reset) cmd_reset ;;
+  redis-flush) redis_flush ;;
+  kafka-stop) shift; kafka_stop "$@"; log "kafka stopped: ${*:-all nodes}" ;;
+  kafka-start) shift; cmd_kafka_start "$@" ;;
+  kafka-kill) [ $# -eq 2 ] || die "usage: $0 kafka-kill N (1-3)"; kafka_kill "$2" ;;
+  *) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+esac

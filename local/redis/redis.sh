@@ -1,0 +1,76 @@
+# Redis Cluster of 6 nodes (3 masters, 3 replicas) on 127.0.0.1:7001-7006 (+PORT_OFFSET).
+# Sourced by local/infra.sh after local/lib/common.sh.
+
+REDIS_DIR="$RUN_DIR/redis"
+REDIS_CLI=(redis-cli -h 127.0.0.1)
+
+redis_cmd() { local p=$1; shift; "${REDIS_CLI[@]}" -p "$p" "$@"; }
+redis_info() { redis_cmd "$1" cluster info 2>/dev/null | tr -d '\r' | sed -n "s/^$2://p"; }
+
+redis_start_node() {
+  local p=$1 dir="$REDIS_DIR/$1"
+  is_running "redis-$p" && return 0
+  mkdir -p "$dir"
+  # AOF (fsync every second) so that stock counters survive `down`/`up` like the MariaDB rows do.
+  start_bg "redis-$p" "$dir/redis.log" "127.0.0.1:$p" \
+    redis-server --port "$p" --bind 127.0.0.1 --protected-mode no --dir "$dir" \
+      --cluster-enabled yes --cluster-config-file nodes.conf --cluster-node-timeout 3000 \
+      --cluster-replica-validity-factor 0 --appendonly yes --appendfsync everysec --save '' \
+      --maxclients 10000 --tcp-backlog 511 --loglevel notice
+}
+
+redis_all_ok() {
+  local p
+  for p in "${REDIS_PORTS[@]}"; do
+    [ "$(redis_info "$p" cluster_state)" = ok ] || return 1
+    [ "$(redis_info "$p" cluster_known_nodes)" = 6 ] || return 1
+  done
+}
+redis_all_ping() { local p; for p in "${REDIS_PORTS[@]}"; do [ "$(redis_cmd "$p" ping 2>/dev/null)" = PONG ] || return 1; done; }
+
+redis_up() {
+  local p
+  for p in "${REDIS_PORTS[@]}"; do redis_start_node "$p"; done
+  wait_until 30 "redis nodes to answer PING" redis_all_ping || return 1
+  # A node that restarted from its nodes.conf rejoins its old cluster by itself.
+  if wait_until 3 "" redis_all_ok 2>/dev/null; then return 0; fi
+  local fresh=1
+  for p in "${REDIS_PORTS[@]}"; do
+    [ "$(redis_info "$p" cluster_known_nodes)" = 1 ] && [ "$(redis_info "$p" cluster_slots_assigned)" = 0 ] || fresh=0
+  done
+  if [ $fresh = 0 ]; then
+    # Half-formed or stale: give the cluster a moment, else start it over (Redis is a cache of MySQL here).
+    wait_until 15 "redis cluster_state:ok" redis_all_ok && return 0
+    log "redis cluster is inconsistent: resetting every node and creating it again"
+    for p in "${REDIS_PORTS[@]}"; do redis_cmd "$p" flushall >/dev/null 2>&1 || true; redis_cmd "$p" cluster reset hard >/dev/null; done
+  fi
+  local hosts=(); for p in "${REDIS_PORTS[@]}"; do hosts+=("127.0.0.1:$p"); done
+  redis-cli --cluster create "${hosts[@]}" --cluster-replicas 1 --cluster-yes >"$REDIS_DIR/create.log" 2>&1 \
+    || { cat "$REDIS_DIR/create.log" >&2; return 1; }
+  wait_until 60 "redis cluster_state:ok on every node" redis_all_ok
+}
+
+redis_down() { local p; for p in "${REDIS_PORTS[@]}"; do stop_pid "redis-$p" TERM 10 & done; wait; }
+
+redis_masters() {
+  redis_cmd "${REDIS_PORTS[0]}" cluster nodes 2>/dev/null | awk '$3 ~ /master/ && $3 !~ /fail/ {split($2, a, "[:@]"); print a[2]}'
+}
+
+redis_flush() {
+  local p n=0
+  for p in $(redis_masters); do redis_cmd "$p" flushall >/dev/null && n=$((n + 1)); done
+  log "redis: FLUSHALL on $n masters"
+  [ "$n" -ge 3 ]
+}
+
+redis_status() {
+  local p
+  for p in "${REDIS_PORTS[@]}"; do
+    if is_running "redis-$p"; then
+      printf '  %-16s pid %-7s %4s MiB  state=%s role=%s\n' "redis:$p" "$(pid_of "redis-$p")" "$(rss_mib "redis-$p")" \
+        "$(redis_info "$p" cluster_state)" "$(redis_cmd "$p" role 2>/dev/null | head -1)"
+    else
+      printf '  %-16s down\n' "redis:$p"
+    fi
+  done
+}
