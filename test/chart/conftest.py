@@ -1,0 +1,82 @@
+"""Shared helpers for the chart and platform tests: paths, YAML loading, helm/kubectl runners and
+the timing report printed at the end of the run."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED = Path(os.environ.get("SHARED_DIR", ROOT.parent / "shared"))
+BIN = ROOT / ".tools" / "bin"
+TIMINGS_FILE = ROOT / "build" / "platform-timings.txt"
+
+# Measured durations, in order: (what, seconds). Printed in the terminal summary and kept in build/.
+TIMINGS: list[tuple[str, float]] = []
+
+
+def tool(name: str) -> str:
+    path = BIN / name
+    return str(path) if path.exists() else name
+
+
+def load_yaml(path: Path):
+    with open(path, encoding="utf-8") as f:
+        return yaml.safe_load(f)
+
+
+def load_yaml_all(text: str) -> list[dict]:
+    return [d for d in yaml.safe_load_all(text) if d]
+
+
+class CommandError(AssertionError):
+    pass
+
+
+def run(args: list[str], *, input: str | None = None, check: bool = True, timeout: int = 300,
+        timed: str | None = None) -> subprocess.CompletedProcess:
+    start = time.monotonic()
+    proc = subprocess.run(args, input=input, capture_output=True, text=True, timeout=timeout)
+    if timed:
+        TIMINGS.append((timed, time.monotonic() - start))
+    if check and proc.returncode != 0:
+        raise CommandError(
+            f"command failed ({proc.returncode}): {' '.join(args)}\n--- stdout\n{proc.stdout[-4000:]}"
+            f"\n--- stderr\n{proc.stderr[-4000:]}")
+    return proc
+
+
+def helm(*args: str, **kw) -> subprocess.CompletedProcess:
+    return run([tool("helm"), *args], **kw)
+
+
+def kubectl(*args: str, **kw) -> subprocess.CompletedProcess:
+    return run([tool("kubectl"), *args], **kw)
+
+
+def kubectl_json(*args: str) -> dict:
+    return json.loads(kubectl(*args, "-o", "json").stdout)
+
+
+@pytest.fixture(scope="session")
+def chart_dir() -> Path:
+    if not (ROOT / "Chart.yaml").exists():
+        pytest.fail("no Chart.yaml at the repository root: the per-event chart is missing")
+    return ROOT
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not TIMINGS:
+        return
+    terminalreporter.section("measured times")
+    lines = [f"{what:<60} {secs:7.2f} s" for what, secs in TIMINGS]
+    for line in lines:
+        terminalreporter.write_line(line)
+    TIMINGS_FILE.parent.mkdir(parents=True, exist_ok=True)
+    with open(TIMINGS_FILE, "a", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")

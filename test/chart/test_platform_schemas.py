@@ -1,0 +1,303 @@
+"""platform-schemas: our platform files against the upstream JSON schemas in shared/schemas, and,
+for the upstream charts that publish no schema, against pinned lists of the keys they accept."""
+from __future__ import annotations
+
+import copy
+import json
+import re
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from conftest import ROOT, SHARED, load_yaml
+
+SCHEMAS = SHARED / "schemas"
+KEYS_DIR = Path(__file__).parent / "upstream-keys"
+POOLS = {"system", "app", "kafka", "loadgen"}
+POOL_LABEL = "coupon-event.io/pool"
+
+
+def validator(schema_path: Path) -> jsonschema.Draft7Validator:
+    # Every schema here is draft-07 (mysql's says only "schema#": draft 7 is what it was written for).
+    with open(schema_path, encoding="utf-8") as f:
+        schema = json.load(f)
+    return jsonschema.Draft7Validator(schema)
+
+
+def errors(v: jsonschema.Draft7Validator, doc) -> list[str]:
+    return [f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}" for e in v.iter_errors(doc)]
+
+
+# ---------------------------------------------------------------------------------- skaffold
+
+@pytest.fixture(scope="module")
+def skaffold():
+    return load_yaml(ROOT / "skaffold.yaml")
+
+
+@pytest.fixture(scope="module")
+def skaffold_schema():
+    return validator(SCHEMAS / "skaffold" / "v4beta14.json")
+
+
+def test_skaffold_matches_v4beta14_schema(skaffold, skaffold_schema):
+    assert skaffold["apiVersion"] == "skaffold/v4beta14"  # the schema itself does not pin it
+    assert errors(skaffold_schema, skaffold) == []
+
+
+def test_skaffold_schema_rejects_a_misspelled_key(skaffold, skaffold_schema):
+    broken = copy.deepcopy(skaffold)
+    broken["deploy"]["helm"]["relases"] = broken["deploy"]["helm"].pop("releases")
+    assert errors(skaffold_schema, broken), "a misspelled key must not pass the schema"
+
+
+def test_skaffold_builds_both_services_with_jib(skaffold):
+    artifacts = {a["image"]: a for a in skaffold["build"]["artifacts"]}
+    assert set(artifacts) == {"coupon-api", "coupon-consumer"}
+    for name, a in artifacts.items():
+        assert a["context"] == "services"
+        assert a["jib"]["project"] == name
+        assert (ROOT / "services" / name).is_dir(), f"services/{name} is missing"
+        assert "docker" not in a
+
+
+def _sanitized(image: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]", "_", image)
+
+
+def test_skaffold_hands_the_built_images_to_the_chart(skaffold, chart_dir):
+    release = skaffold["deploy"]["helm"]["releases"][0]
+    assert release["chartPath"] == "."
+    templates = release["setValueTemplates"]
+    for image in ("coupon-api", "coupon-consumer"):
+        repo_key, tag_key = f"{image}.image.repository", f"{image}.image.tag"
+        assert templates[repo_key] == "{{.IMAGE_REPO_%s}}" % _sanitized(image)
+        assert "{{.IMAGE_TAG_%s}}" % _sanitized(image) in templates[tag_key]
+        # The value path must exist in the subchart's values, or helm would silently ignore it.
+        sub_values = load_yaml(chart_dir / "charts" / image / "values.yaml")
+        assert "repository" in sub_values["image"] and "tag" in sub_values["image"], image
+
+
+def test_skaffold_profiles_point_at_existing_values(skaffold, chart_dir):
+    names = {p["name"] for p in skaffold["profiles"]}
+    assert {"dev", "event"} <= names
+    for profile in skaffold["profiles"]:
+        for patch in profile.get("patches", []):
+            if patch["path"].endswith("/valuesFiles"):
+                for f in patch["value"]:
+                    default = re.search(r'"([^"]+\.yaml)"', f)
+                    path = default.group(1) if default else f
+                    assert (chart_dir / path).is_file(), f"profile {profile['name']}: {path} missing"
+
+
+# ---------------------------------------------------------------------------------- eksctl
+
+@pytest.fixture(scope="module")
+def cluster():
+    return load_yaml(ROOT / "k8s" / "eksctl-cluster.yaml")
+
+
+def test_eks_cluster_matches_eksctl_schema(cluster):
+    assert errors(validator(SCHEMAS / "eksctl" / "schema.json"), cluster) == []
+
+
+def test_eksctl_schema_rejects_a_misspelled_key(cluster):
+    broken = copy.deepcopy(cluster)
+    broken["managedNodeGroups"][0]["desiredCapasity"] = 2
+    assert errors(validator(SCHEMAS / "eksctl" / "schema.json"), broken)
+
+
+def test_eks_node_pools_have_labels_and_taints(cluster):
+    groups = {g["labels"][POOL_LABEL]: g for g in cluster["managedNodeGroups"]}
+    assert set(groups) == POOLS
+    for pool, g in groups.items():
+        taints = g.get("taints", [])
+        if pool in ("kafka", "loadgen"):
+            # The schema leaves the effect a free string: check it here.
+            assert taints == [{"key": POOL_LABEL, "value": pool, "effect": "NoSchedule"}], pool
+        else:
+            assert taints == [], pool
+        assert g["minSize"] <= g.get("desiredCapacity", g["minSize"]) <= g["maxSize"], pool
+    assert groups["kafka"]["minSize"] >= 3, "three Kafka brokers need three kafka nodes"
+
+
+def test_eks_has_the_ebs_csi_driver_the_storage_class_needs(cluster):
+    sc = load_yaml(ROOT / "k8s" / "storageclass-gp3.yaml")
+    assert sc["provisioner"] == "ebs.csi.aws.com"
+    assert sc["volumeBindingMode"] == "WaitForFirstConsumer"
+    assert sc["parameters"]["type"] == "gp3"
+    assert "aws-ebs-csi-driver" in {a["name"] for a in cluster["addons"]}
+    assert cluster["iam"]["withOIDC"] is True
+
+
+def test_priority_classes_order():
+    import yaml
+    docs = [d for d in yaml.safe_load_all((ROOT / "k8s" / "priorityclasses.yaml").read_text()) if d]
+    value = {d["metadata"]["name"]: d["value"] for d in docs}
+    assert value["coupon-event-critical"] > value["coupon-event-app"] > value["coupon-event-loadgen"]
+    assert not any(d.get("globalDefault") for d in docs)
+
+
+# ---------------------------------------------------------------------------------- operators
+
+def pinned_releases() -> dict[str, dict]:
+    releases = {}
+    for line in (ROOT / "operators" / "versions.env").read_text().splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        name, namespace, chart, version, repo = line.split("|")
+        releases[name] = dict(namespace=namespace, chart=chart, version=version, repo=repo)
+    return releases
+
+
+def test_operator_versions_are_the_pinned_ones():
+    r = pinned_releases()
+    assert r["strimzi"]["chart"] == "strimzi-kafka-operator" and r["strimzi"]["version"] == "1.2.0"
+    assert r["k6-operator"]["version"] == "4.6.0"
+    keda_crds = (SHARED / "crds" / "keda" / "VERSION").read_text()
+    assert f"tag: v{r['keda']['version']}" in keda_crds, "KEDA chart must match the CRDs in shared/"
+    assert re.fullmatch(r"\d+\.\d+\.\d+", r["kube-prometheus-stack"]["version"])
+    assert list(r)[0] == "kube-prometheus-stack", "its ServiceMonitor CRD must come before the others"
+    for name in r:
+        assert (ROOT / "operators" / "values" / f"{name}.yaml").is_file(), name
+
+
+def test_install_script_pins_every_chart():
+    from conftest import run
+    out = run(["bash", str(ROOT / "operators" / "install.sh"), "--print"]).stdout
+    for name, r in pinned_releases().items():
+        line = next(l for l in out.splitlines() if f"upgrade --install {name} " in l)
+        assert f"--version {r['version']}" in line and f"--repo {r['repo']}" in line, line
+        assert f"operators/values/{name}.yaml" in line, line
+    assert "k8s/priorityclasses.yaml" in out and "k8s/storageclass-gp3.yaml" in out
+
+
+@pytest.fixture(scope="module")
+def k6_operator_schema():
+    return validator(SCHEMAS / "helm-values" / "k6-operator-4.6.0.values.schema.json")
+
+
+def test_k6_operator_values_match_the_chart_schema(k6_operator_schema):
+    values = load_yaml(ROOT / "operators" / "values" / "k6-operator.yaml")
+    assert errors(k6_operator_schema, values) == []
+
+
+def test_k6_operator_schema_rejects_a_misspelled_key(k6_operator_schema):
+    values = load_yaml(ROOT / "operators" / "values" / "k6-operator.yaml")
+    values["manager"]["replicaCount"] = values["manager"].pop("replicas")
+    assert errors(k6_operator_schema, values)
+
+
+def leaf_paths(tree, prefix=""):
+    """Dotted paths of every leaf; empty maps and lists count as leaves."""
+    if isinstance(tree, dict) and tree:
+        for k, v in tree.items():
+            yield from leaf_paths(v, f"{prefix}{k}.")
+    else:
+        yield prefix[:-1]
+
+
+def known_keys(name: str) -> list[str]:
+    lines = (KEYS_DIR / f"{name}.txt").read_text().splitlines()
+    return [l.strip() for l in lines if l.strip() and not l.startswith("#")]
+
+
+def unknown_paths(values: dict, allowed: list[str]) -> list[str]:
+    # An allowed entry admits itself and everything below it (free-form maps such as resources).
+    return [p for p in leaf_paths(values)
+            if not any(p == a or p.startswith(a + ".") for a in allowed)]
+
+
+@pytest.mark.parametrize("release, keys", [
+    ("strimzi", "strimzi-kafka-operator-1.2.0"),
+    ("keda", "keda-2.20.2"),
+    ("kube-prometheus-stack", "kube-prometheus-stack-88.5.3"),
+])
+def test_operator_values_use_only_known_keys(release, keys):
+    values = load_yaml(ROOT / "operators" / "values" / f"{release}.yaml")
+    assert unknown_paths(values, known_keys(keys)) == []
+
+
+def test_known_keys_check_catches_a_misspelling():
+    values = load_yaml(ROOT / "operators" / "values" / "kube-prometheus-stack.yaml")
+    values["prometheus"]["prometheusSpec"]["enableRemoteWriteReciever"] = True
+    assert unknown_paths(values, known_keys("kube-prometheus-stack-88.5.3")) == [
+        "prometheus.prometheusSpec.enableRemoteWriteReciever"]
+
+
+def test_prometheus_accepts_remote_write_and_every_monitor():
+    spec = load_yaml(ROOT / "operators" / "values" / "kube-prometheus-stack.yaml")["prometheus"]["prometheusSpec"]
+    assert spec["enableRemoteWriteReceiver"] is True
+    for kind in ("serviceMonitor", "podMonitor", "rule"):
+        assert spec[f"{kind}SelectorNilUsesHelmValues"] is False, kind
+
+
+def test_grafana_sidecar_watches_dashboards_everywhere():
+    grafana = load_yaml(ROOT / "operators" / "values" / "kube-prometheus-stack.yaml")["grafana"]
+    dashboards = grafana["sidecar"]["dashboards"]
+    assert dashboards["enabled"] is True
+    assert dashboards["label"] == "grafana_dashboard"
+    assert dashboards["searchNamespace"] == "ALL"
+
+
+def test_operators_run_on_system_nodes_with_known_priority_classes():
+    import yaml
+    classes = {d["metadata"]["name"] for d in yaml.safe_load_all((ROOT / "k8s" / "priorityclasses.yaml").read_text()) if d}
+    for release in pinned_releases():
+        text = (ROOT / "operators" / "values" / f"{release}.yaml").read_text()
+        values = yaml.safe_load(text)
+        assert f"{POOL_LABEL}: system" in text, release
+        for p in leaf_paths(values):
+            if p.endswith("priorityClassName"):
+                v = values
+                for k in p.split("."):
+                    v = v[k]
+                assert v in classes, f"{release}: {p}={v}"
+
+
+# ---------------------------------------------------------------------------------- chart deps
+
+def chart_value_files(chart_dir: Path) -> list[Path]:
+    return [chart_dir / "values.yaml", *sorted((chart_dir / "examples").glob("*.yaml"))]
+
+
+@pytest.fixture(scope="module")
+def mysql_schema():
+    return validator(SCHEMAS / "helm-values" / "mysql-14.0.5.values.schema.json")
+
+
+def test_chart_mysql_values_match_the_bitnami_schema(chart_dir, mysql_schema):
+    checked = 0
+    for f in chart_value_files(chart_dir):
+        section = (load_yaml(f) or {}).get("mysql")
+        if section is None:
+            continue
+        checked += 1
+        assert errors(mysql_schema, section) == [], f.name
+    assert checked >= 1, "no mysql: section in values.yaml or examples/"
+
+
+def test_mysql_schema_rejects_a_wrong_type(mysql_schema):
+    assert errors(mysql_schema, {"auth": {"database": 42}})
+
+
+def test_chart_redis_cluster_values_use_only_known_keys(chart_dir):
+    allowed = known_keys("redis-cluster-13.0.4")
+    checked = 0
+    for f in chart_value_files(chart_dir):
+        section = (load_yaml(f) or {}).get("redis-cluster")
+        if section is None:
+            continue
+        checked += 1
+        assert unknown_paths(section, allowed) == [], f.name
+    assert checked >= 1, "no redis-cluster: section in values.yaml or examples/"
+
+
+def test_chart_mysql_values_use_only_known_keys(chart_dir):
+    # The mysql schema is shallow (four properties, no additionalProperties): add the key list.
+    allowed = known_keys("mysql-14.0.5")
+    for f in chart_value_files(chart_dir):
+        section = (load_yaml(f) or {}).get("mysql")
+        if section is not None:
+            assert unknown_paths(section, allowed) == [], f.name
