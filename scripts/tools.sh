@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the pinned tools the project needs into .tools/ (git-ignored, cached between runs).
 # Idempotent: a tool whose pinned version is already present is skipped. Safe to run in parallel
-# (one flock per tool). Usage: scripts/tools.sh [all|go|apt|helm|helm-unittest|k6|etcd|kube-apiserver|kubectl|promtool]...
+# (one flock per tool). Usage: scripts/tools.sh [all|go|apt|kafka|helm|helm-unittest|k6|etcd|kube-apiserver|kubectl|promtool]...
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TOOLS="${TOOLS_DIR:-$ROOT/.tools}"
@@ -15,6 +15,7 @@ K6_VERSION=v1.8.1
 KUBERNETES_VERSION=v1.36.3       # k8s.io/kubernetes; staging modules at v0.36.3
 KUBE_STAGING_VERSION=v0.36.3
 ETCD_VERSION=v3.6.16
+KAFKA_VERSION=4.3.1              # Apache Kafka jars for the local harness (see local/kafka/pom.xml)
 # Debian bookworm packages (apt pins are "name=version")
 APT_PACKAGES=(
   "redis-server=5:7.0.15-1~deb12u10" "redis-tools=5:7.0.15-1~deb12u10"
@@ -106,6 +107,23 @@ tool_promtool() {
   ln -sf "$(command -v promtool)" "$BIN/promtool"
 }
 
+# Kafka broker + CLI jars from Maven Central into .tools/kafka-<version>/libs (local/kafka/pom.xml).
+tool_kafka() {
+  local dir="$TOOLS/kafka-$KAFKA_VERSION" pom="$ROOT/local/kafka/pom.xml" stamp
+  grep -q "<kafka.version>$KAFKA_VERSION</kafka.version>" "$pom" || { log "local/kafka/pom.xml is not at Kafka $KAFKA_VERSION"; return 1; }
+  stamp="$KAFKA_VERSION $(sha256sum "$pom" | cut -c1-16)"
+  [ -d "$dir/libs" ] && [ "$(cat "$dir/libs.version" 2>/dev/null)" = "$stamp" ] && return 0
+  log "fetching Kafka $KAFKA_VERSION jars"
+  local mvn=(mvn) java_home=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
+  command -v mvn >/dev/null || mvn=("$ROOT/services/mvnw")
+  rm -rf "$dir/libs.tmp"; mkdir -p "$dir"
+  JAVA_HOME=$java_home "${mvn[@]}" -B -q -f "$pom" dependency:copy-dependencies -DincludeScope=runtime \
+    -DoutputDirectory="$dir/libs.tmp"
+  rm -rf "$dir/libs"; mv "$dir/libs.tmp" "$dir/libs"
+  echo "$stamp" > "$dir/libs.version"
+  log "fetched Kafka $KAFKA_VERSION: $(ls "$dir/libs" | wc -l) jars, $(du -sm "$dir/libs" | cut -f1) MiB"
+}
+
 run_one() {
   case "$1" in
     helm) with_lock helm tool_helm ;;
@@ -115,9 +133,10 @@ run_one() {
     kube-apiserver) with_lock kube-apiserver tool_kube_apiserver ;;
     kubectl) with_lock kubectl tool_kubectl ;;
     apt) with_lock apt tool_apt ;;
+    kafka) with_lock kafka tool_kafka ;;
     promtool) with_lock apt tool_promtool ;;
     go) for t in helm helm-unittest k6 etcd kube-apiserver kubectl; do run_one "$t"; done ;;
-    all) run_one apt; run_one promtool; run_one go ;;
+    all) run_one apt; run_one promtool; run_one kafka; run_one go ;;
     *) echo "unknown tool: $1" >&2; exit 2 ;;
   esac
 }

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Runs coupon-api and coupon-consumer as processes from their built jars against the local harness
+# (local/infra.sh must be up). Builds nothing: `cd services && ./mvnw -DskipTests package` first.
+# Usage: local/services.sh up|down|status|logs [api|consumer]...
+# Environment: PORT_OFFSET, RUN_DIR (as for infra.sh); JAVA_OPTS (both), API_JAVA_OPTS,
+# CONSUMER_JAVA_OPTS (added after it); API_ARGS, CONSUMER_ARGS (extra program arguments);
+# SERVICES_START_TIMEOUT (s, default 180); SERVICES_STOP_TIMEOUT (s, default 40).
+set -euo pipefail
+LOG_TAG=services
+# shellcheck source=lib/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+
+JAVA_OPTS=${JAVA_OPTS:--Xms256m -Xmx1g -XX:+UseG1GC -XX:+ExitOnOutOfMemoryError}
+START_TIMEOUT=${SERVICES_START_TIMEOUT:-180}
+# the services drain for up to 20 s (spring.lifecycle.timeout-per-shutdown-phase) per phase
+STOP_TIMEOUT=${SERVICES_STOP_TIMEOUT:-40}
+JWT_SECRET=${COUPON_SECURITY_JWT_SECRET:-local-dev-secret-change-me-0123456789abcdef}
+
+# name -> module, ports, extra options
+svc_module() { echo "coupon-$1"; }
+svc_port() { case $1 in api) echo "$API_PORT" ;; consumer) echo "$CONSUMER_PORT" ;; esac; }
+svc_mgmt_port() { case $1 in api) echo "$API_MGMT_PORT" ;; consumer) echo "$CONSUMER_MGMT_PORT" ;; esac; }
+svc_java_opts() { case $1 in api) echo "${API_JAVA_OPTS:-}" ;; consumer) echo "${CONSUMER_JAVA_OPTS:-}" ;; esac; }
+svc_args() { case $1 in api) echo "${API_ARGS:-}" ;; consumer) echo "${CONSUMER_ARGS:-}" ;; esac; }
+svc_log() { echo "$RUN_DIR/logs/$(svc_module "$1").log"; }
+
+# The executable jar: target/coupon-<name>-<version>.jar, not the -plain (or -sources) one.
+svc_jar() {
+  local m; m=$(svc_module "$1")
+  find "$ROOT/services/$m/target" -maxdepth 1 -name "$m-*.jar" ! -name '*-plain.jar' ! -name '*-sources.jar' \
+    ! -name '*-javadoc.jar' ! -name '*-tests.jar' -printf '%T@ %p\n' 2>/dev/null | sort -rn | head -1 | cut -d' ' -f2-
+}
+
+readiness() { curl -s --max-time 2 "http://127.0.0.1:$(svc_mgmt_port "$1")/actuator/health/readiness" 2>/dev/null || true; }
+is_ready() { readiness "$1" | grep -q '"status":"UP"'; }
+
+svc_start() {
+  local name=$1 jar
+  if is_running "$name"; then log "$name already running (pid $(pid_of "$name"))"; return 0; fi
+  jar=$(svc_jar "$name")
+  [ -n "$jar" ] || die "no jar for $(svc_module "$name"): build it with: cd services && ./mvnw -DskipTests package"
+  port_open "$(svc_port "$name")" && die "port $(svc_port "$name") is taken by another process"
+  local logf; logf=$(svc_log "$name")
+  [ -f "$logf" ] && mv -f "$logf" "$logf.1"
+  # shellcheck disable=SC2046,SC2086 # option strings are lists of words
+  start_bg "$name" "$logf" "-Dlocal.harness.run-dir=$RUN_DIR" \
+    env $(infra_env) SERVER_PORT="$(svc_port "$name")" MANAGEMENT_SERVER_PORT="$(svc_mgmt_port "$name")" \
+      COUPON_SECURITY_JWT_SECRET="$JWT_SECRET" \
+      "$JAVA" $JAVA_OPTS $(svc_java_opts "$name") -Dlocal.harness.run-dir="$RUN_DIR" -jar "$jar" $(svc_args "$name")
+  log "$name: started pid $(pid_of "$name") from ${jar#"$ROOT"/}, log $logf"
+}
+
+svc_wait_ready() {
+  local name=$1 t0=$2 deadline=$(( $(date +%s) + START_TIMEOUT ))
+  until is_ready "$name"; do
+    if ! is_running "$name"; then
+      log "$name exited during start; last lines of $(svc_log "$name"):"; tail -40 "$(svc_log "$name")" >&2; return 1
+    fi
+    if [ "$(date +%s)" -ge "$deadline" ]; then
+      log "$name not ready after ${START_TIMEOUT}s: $(readiness "$name")"; tail -20 "$(svc_log "$name")" >&2; return 1
+    fi
+    sleep 0.5
+  done
+  log "$name ready on :$(svc_port "$name") (management :$(svc_mgmt_port "$name")) in $(elapsed "$t0")"
+}
+
+infra_env() { "$LOCAL_DIR/infra.sh" env | sed 's/^export //'; }
+
+names() { if [ $# -eq 0 ]; then echo api consumer; else echo "$@"; fi; }
+
+cmd_up() {
+  local t0 n rc=0; t0=$(now_ms)
+  for n in $(names "$@"); do svc_start "$n"; done
+  for n in $(names "$@"); do svc_wait_ready "$n" "$t0" || rc=1; done
+  [ $rc = 0 ] && log "services up in $(elapsed "$t0")"
+  return $rc
+}
+
+cmd_down() {
+  local n
+  for n in $(names "$@"); do
+    is_running "$n" && log "$n: SIGTERM (pid $(pid_of "$n")), SIGKILL after ${STOP_TIMEOUT}s"
+    stop_pid "$n" TERM "$STOP_TIMEOUT" &
+  done
+  wait
+}
+
+cmd_status() {
+  local n
+  for n in $(names "$@"); do
+    if is_running "$n"; then
+      printf '  %-10s pid %-7s %5s MiB  http :%s  management :%s  readiness %s\n' "$n" "$(pid_of "$n")" "$(rss_mib "$n")" \
+        "$(svc_port "$n")" "$(svc_mgmt_port "$n")" "$(readiness "$n" | grep -o '"status":"[A-Z_]*"' | head -1 | cut -d'"' -f4)"
+    else
+      printf '  %-10s down\n' "$n"
+    fi
+  done
+}
+
+cmd_logs() { local n; for n in $(names "$@"); do echo "==> $(svc_log "$n") <=="; tail -n "${LINES_SHOWN:-100}" "$(svc_log "$n")" 2>/dev/null; done; }
+
+cmd=${1:-}; shift || true
+for n in "$@"; do case $n in api|consumer) ;; *) die "unknown service: $n (api or consumer)" ;; esac; done
+case "$cmd" in
+  up) cmd_up "$@" ;;
+  down) cmd_down "$@" ;;
+  status) cmd_status "$@" ;;
+  logs) cmd_logs "$@" ;;
+  *) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+esac
