@@ -104,7 +104,10 @@ tool_apt() {
 }
 tool_promtool() {
   tool_apt
-  ln -sf "$(command -v promtool)" "$BIN/promtool"
+  # the packaged binary, not whatever `promtool` is on PATH (that may be this very link)
+  local real; real=$(dpkg -L prometheus | grep -m1 '/bin/promtool$')
+  [ -x "$real" ] || { log "promtool not found in the prometheus package"; return 1; }
+  ln -sfn "$real" "$BIN/promtool"
 }
 
 # Kafka broker + CLI jars from Maven Central into .tools/kafka-<version>/libs (local/kafka/pom.xml).
