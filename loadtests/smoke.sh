@@ -13,6 +13,7 @@ export BASE_URL="http://127.0.0.1:$((8080 + PORT_OFFSET))"
 export P95_MS=${P95_MS:-2000} P99_MS=${P99_MS:-5000}
 OUT=${OUT_DIR:-$ROOT/build/loadtests}
 mkdir -p "$OUT"
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 rm -f "$OUT"/*.json
 failures=()
 pass() { echo "--- PASS $*"; }

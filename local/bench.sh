@@ -30,6 +30,8 @@ export P95_MS=${P95_MS:-60000} P99_MS=${P99_MS:-60000}
 
 say() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+# Tomcat accepts 8,192 connections by default; every VU keeps one open (keep-alive).
+export API_ARGS="${API_ARGS:---server.tomcat.max-connections=20000 --server.tomcat.accept-count=4096}"
 
 cleanup() {
   local rc=$?

@@ -34,6 +34,8 @@ say() { step=$((step + 1)); printf '\n\033[1m==> [%d] %s\033[0m\n' "$step" "$*";
 
 # Sockets: the API holds one per VU, k6 one per VU; raise the open-files limit for all children.
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+# Tomcat accepts 8,192 connections by default; every VU keeps one open (keep-alive).
+export API_ARGS="${API_ARGS:---server.tomcat.max-connections=20000 --server.tomcat.accept-count=4096}"
 [ "$(ulimit -n)" -ge $((VUS + 2000)) ] || echo "warning: open files limit $(ulimit -n) is low for $VUS VUs" >&2
 
 started_prometheus=0
