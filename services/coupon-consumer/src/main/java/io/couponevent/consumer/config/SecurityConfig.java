@@ -1,0 +1,87 @@
+package io.couponevent.consumer.config;
+
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import javax.crypto.spec.SecretKeySpec;
+import java.nio.charset.StandardCharsets;
+import jakarta.servlet.http.HttpServletResponse;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.config.http.SessionCreationPolicy;
+import org.springframework.security.oauth2.jose.jws.MacAlgorithm;
+import org.springframework.security.oauth2.jwt.JwtDecoder;
+import org.springframework.security.oauth2.jwt.NimbusJwtDecoder;
+import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationConverter;
+import org.springframework.security.oauth2.server.resource.authentication.JwtGrantedAuthoritiesConverter;
+import org.springframework.security.web.SecurityFilterChain;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * JWT resource server: admin endpoints need the claim {@code roles} to contain {@code admin}; the
+ * actuator (on the management port) is open for probes and scraping. 401/403 answer with problem
+ * details like coupon-api.
+ */
+@Configuration(proxyBeanMethods = false)
+public class SecurityConfig {
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    @Bean
+    SecurityFilterChain securityFilterChain(HttpSecurity http) throws Exception {
+        JwtGrantedAuthoritiesConverter roles = new JwtGrantedAuthoritiesConverter();
+        roles.setAuthoritiesClaimName("roles");
+        roles.setAuthorityPrefix("ROLE_");
+        JwtAuthenticationConverter converter = new JwtAuthenticationConverter();
+        converter.setJwtGrantedAuthoritiesConverter(roles);
+
+        return http
+                .csrf(csrf -> csrf.disable())
+                .sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
+                .authorizeHttpRequests(auth -> auth
+                        .requestMatchers("/api/v1/admin/**").hasRole("admin")
+                        .requestMatchers("/actuator/**", "/error").permitAll()
+                        .anyRequest().denyAll())
+                .oauth2ResourceServer(rs -> rs
+                        .jwt(jwt -> jwt.jwtAuthenticationConverter(converter))
+                        .authenticationEntryPoint((request, response, e) ->
+                                write(response, HttpStatus.UNAUTHORIZED, "UNAUTHENTICATED", "A valid bearer token is required"))
+                        .accessDeniedHandler((request, response, e) ->
+                                write(response, HttpStatus.FORBIDDEN, "FORBIDDEN", "The admin role is required")))
+                .exceptionHandling(ex -> ex
+                        .authenticationEntryPoint((request, response, e) ->
+                                write(response, HttpStatus.UNAUTHORIZED, "UNAUTHENTICATED", "A valid bearer token is required"))
+                        .accessDeniedHandler((request, response, e) ->
+                                write(response, HttpStatus.FORBIDDEN, "FORBIDDEN", "The admin role is required")))
+                .build();
+    }
+
+    @Bean
+    JwtDecoder jwtDecoder(JwtProperties props) {
+        if (props.secret() != null) {
+            SecretKeySpec key = new SecretKeySpec(props.secret().getBytes(StandardCharsets.UTF_8), "HmacSHA256");
+            return NimbusJwtDecoder.withSecretKey(key).macAlgorithm(MacAlgorithm.HS256).build();
+        }
+        return NimbusJwtDecoder.withJwkSetUri(props.jwkSetUri().toString()).build();
+    }
+
+    private static void write(HttpServletResponse response, HttpStatus status, String code, String detail)
+            throws IOException {
+        // Written by hand: no MVC message converter runs inside the security filter chain.
+        Map<String, Object> problem = new LinkedHashMap<>();
+        problem.put("type", "about:blank");
+        problem.put("title", status.getReasonPhrase());
+        problem.put("status", status.value());
+        problem.put("detail", detail);
+        problem.put("code", code);
+        response.setStatus(status.value());
+        response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
+        if (status == HttpStatus.UNAUTHORIZED) {
+            response.setHeader("WWW-Authenticate", "Bearer");
+        }
+        JSON.writeValue(response.getOutputStream(), problem);
+    }
+}

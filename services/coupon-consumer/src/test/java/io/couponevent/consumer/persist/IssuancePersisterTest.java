@@ -1,0 +1,88 @@
+package io.couponevent.consumer.persist;
+
+import static io.couponevent.consumer.support.Harness.createCoupon;
+import static io.couponevent.consumer.support.Harness.holderOfSlot;
+import static io.couponevent.consumer.support.Harness.newCouponId;
+import static io.couponevent.consumer.support.Harness.rows;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.couponevent.common.IssuanceEvent;
+import io.couponevent.consumer.support.IntegrationTest;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/** Batch insert semantics against the real MariaDB/MySQL schema. */
+class IssuancePersisterTest extends IntegrationTest {
+
+    @Autowired
+    IssuancePersister persister;
+
+    @Autowired
+    JdbcTemplate jdbc;
+
+    private static IssuanceEvent event(long coupon, String user, int slot) {
+        return new IssuanceEvent(UUID.randomUUID(), coupon, user, slot, Instant.now().truncatedTo(ChronoUnit.MILLIS));
+    }
+
+    @Test
+    void batchWithDuplicatesInsertsEachReservationOnce() {
+        long coupon = newCouponId();
+        createCoupon(jdbc, coupon, 10);
+        IssuanceEvent a = event(coupon, "a", 1);
+        IssuanceEvent b = event(coupon, "b", 2);
+        IssuanceEvent c = event(coupon, "c", 3);
+
+        List<Outcome> first = persister.persist(List.of(a, b, a, c));
+        assertThat(first).extracting(o -> o.getClass().getSimpleName())
+                .containsExactly("Inserted", "Inserted", "Duplicate", "Inserted");
+        assertThat(rows(jdbc, coupon)).isEqualTo(3);
+
+        // The same batch delivered again, plus one new event: only the new one is written.
+        IssuanceEvent d = event(coupon, "d", 4);
+        List<Outcome> again = persister.persist(List.of(a, b, c, d));
+        assertThat(again).extracting(o -> o.getClass().getSimpleName())
+                .containsExactly("Duplicate", "Duplicate", "Duplicate", "Inserted");
+        assertThat(rows(jdbc, coupon)).isEqualTo(4);
+
+        Instant stored = jdbc.queryForObject("SELECT reserved_at FROM issued_coupons WHERE coupon_id = ? AND user_id = 'a'",
+                (rs, n) -> rs.getObject(1, java.time.LocalDateTime.class).toInstant(java.time.ZoneOffset.UTC), coupon);
+        assertThat(stored).isEqualTo(a.reservedAt());
+    }
+
+    @Test
+    void conflictsAreRejectedWithoutFailingTheRestOfTheBatch() {
+        long coupon = newCouponId();
+        long missing = newCouponId();
+        createCoupon(jdbc, coupon, 3);
+        persister.persist(List.of(event(coupon, "owner", 1)));
+
+        List<Outcome> outcomes = persister.persist(List.of(
+                event(coupon, "thief", 1),       // slot 1 is held by another user
+                event(coupon, "owner", 2),       // the user already holds slot 1
+                event(coupon, "good", 2),
+                event(coupon, "greedy", 4),      // beyond the quantity
+                event(missing, "nobody", 1),     // no such coupon
+                event(coupon, "good2", 3)));
+
+        assertThat(outcomes).extracting(IssuancePersisterTest::describe).containsExactly(
+                "rejected:slot_conflict", "rejected:slot_conflict", "inserted",
+                "rejected:slot_conflict", "rejected:unknown_coupon", "inserted");
+        assertThat(rows(jdbc, coupon)).isEqualTo(3);
+        assertThat(holderOfSlot(jdbc, coupon, 1)).isEqualTo("owner");
+        assertThat(holderOfSlot(jdbc, coupon, 2)).isEqualTo("good");
+        assertThat(rows(jdbc, missing)).isZero();
+    }
+
+    private static String describe(Outcome outcome) {
+        return switch (outcome) {
+            case Outcome.Inserted i -> "inserted";
+            case Outcome.Duplicate d -> "duplicate";
+            case Outcome.Rejected r -> "rejected:" + r.cause().reason().tag();
+        };
+    }
+}
