@@ -62,7 +62,7 @@ imagePullSecrets:
 {{- end -}}
 
 {{- define "coupon-event.apiServiceName" -}}
-{{- printf "%s-coupon-api" (.Release.Name | trunc 50 | trimSuffix "-") -}}
+{{- printf "%s-coupon-api" (.Release.Name | trunc 52 | trimSuffix "-") -}}
 {{- end -}}
 
 {{- define "coupon-event.consumerName" -}}

@@ -1,5 +1,6 @@
 {{- define "coupon-consumer.fullname" -}}
-{{- printf "%s-%s" (.Release.Name | trunc 50 | trimSuffix "-") .Chart.Name -}}
+{{- /* Same name the umbrella uses for it (coupon-event.apiServiceName / consumerName). */ -}}
+{{- printf "%s-%s" (.Release.Name | trunc (int (sub 62 (len .Chart.Name))) | trimSuffix "-") .Chart.Name -}}
 {{- end -}}
 
 {{- define "coupon-consumer.selectorLabels" -}}
