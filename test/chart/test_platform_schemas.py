@@ -70,13 +70,18 @@ def test_skaffold_hands_the_built_images_to_the_chart(skaffold, chart_dir):
     release = skaffold["deploy"]["helm"]["releases"][0]
     assert release["chartPath"] == "."
     templates = release["setValueTemplates"]
+    # Value paths go through the dependency's alias (Chart.yaml), not the subchart's directory name.
+    deps = {d["name"]: d for d in load_yaml(chart_dir / "Chart.yaml")["dependencies"]}
     for image in ("coupon-api", "coupon-consumer"):
-        repo_key, tag_key = f"{image}.image.repository", f"{image}.image.tag"
+        key = deps[image].get("alias", image)
+        repo_key, tag_key = f"{key}.image.repository", f"{key}.image.tag"
         assert templates[repo_key] == "{{.IMAGE_REPO_%s}}" % _sanitized(image)
         assert "{{.IMAGE_TAG_%s}}" % _sanitized(image) in templates[tag_key]
-        # The value path must exist in the subchart's values, or helm would silently ignore it.
+        # The path must exist in the subchart's values, or helm would silently ignore it.
         sub_values = load_yaml(chart_dir / "charts" / image / "values.yaml")
         assert "repository" in sub_values["image"] and "tag" in sub_values["image"], image
+    assert not [k for k in templates if k.split(".")[0] not in
+                {d.get("alias", d["name"]) for d in deps.values()}], "a value path outside the subcharts"
 
 
 def test_skaffold_profiles_point_at_existing_values(skaffold, chart_dir):

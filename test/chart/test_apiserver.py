@@ -1,0 +1,305 @@
+"""chart-apiserver: the per-event chart installed, upgraded and uninstalled with helm on a real
+etcd + kube-apiserver (test/chart/apiserver.sh) that has the operators' CRDs, so every object —
+custom resources included — goes through the server's validation. There are no controllers: hook
+Jobs never run (installs use --no-hooks; the hooks are checked with a server-side dry run) and
+nothing gets scheduled. Run through `test/chart/run.sh apiserver` (make chart-apiserver)."""
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+import chartcheck as cc
+from conftest import ROOT, SHARED, TIMINGS, helm, kubectl, kubectl_json, load_yaml_all, run
+
+CRD_DIRS = [SHARED / "crds" / d for d in
+            ("strimzi", "strimzi/access-operator", "keda", "k6-operator", "prometheus-operator")]
+CHART_COPY = ROOT / "build" / "chart-apiserver" / "coupon-event"
+OFFLINE = "examples/offline-external.yaml"
+
+# Scenario -> extra values files on top of the offline overlay (names as in mk/chart.mk); every
+# example event gets a scenario, the ones already covered above only once.
+SCENARIOS = {
+    "defaults": [],
+    "external": ["examples/external-kafka.yaml"],
+    "loadtest": ["examples/loadtest.yaml"],
+    "no-autoscaling": ["examples/dev.yaml"],
+}
+SCENARIOS.update({f"example-{p.stem}": [f"examples/{p.name}"]
+                  for p in sorted((ROOT / "examples").glob("*.yaml"))
+                  if p.name != "offline-external.yaml"
+                  and [f"examples/{p.name}"] not in SCENARIOS.values()})
+
+
+# ------------------------------------------------------------------------------------ fixtures
+
+@pytest.fixture(scope="session")
+def cluster():
+    if not os.environ.get("KUBECONFIG"):
+        pytest.fail("KUBECONFIG is not set: run through test/chart/run.sh apiserver")
+    ready = os.environ.get("APISERVER_READY_SECONDS")
+    if ready:
+        TIMINGS.append(("kube-apiserver + etcd start until /readyz", float(ready)))
+    start = time.monotonic()
+    args = ["apply", "--server-side", "--field-manager=chart-test"]
+    for d in CRD_DIRS:
+        args += ["-f", str(d)]
+    kubectl(*args, timeout=300)
+    kubectl("wait", "--for=condition=Established", "crd", "--all", "--timeout=180s", timeout=200)
+    crds = kubectl_json("get", "crd")["items"]
+    TIMINGS.append((f"{len(crds)} CRDs applied (server-side) and Established", time.monotonic() - start))
+    # The cluster-level objects every release relies on (PriorityClasses, the gp3 StorageClass).
+    kubectl("apply", "--server-side", "--field-manager=chart-test",
+            "-f", str(ROOT / "k8s" / "priorityclasses.yaml"), "-f", str(ROOT / "k8s" / "storageclass-gp3.yaml"))
+    return {c["metadata"]["name"] for c in crds}
+
+
+@pytest.fixture(scope="session")
+def chart(cluster) -> Path:
+    if not (ROOT / "Chart.yaml").exists():
+        pytest.fail("no Chart.yaml at the repository root")
+    out = run(["bash", str(ROOT / "tests" / "offline-chart.sh"), str(CHART_COPY)]).stdout.strip()
+    return Path(out)
+
+
+def values_args(chart: Path, files: list[str]) -> list[str]:
+    args = ["-f", str(chart / OFFLINE)]
+    for f in files:
+        args += ["-f", str(chart / f)]
+    return args
+
+
+def external_secrets(chart: Path, files: list[str]) -> dict[str, dict[str, str]]:
+    """The Secrets an operator creates before installing an event on external Redis/MySQL."""
+    import yaml
+    merged: dict = {}
+    for f in [OFFLINE, *files]:
+        g = (yaml.safe_load((chart / f).read_text()) or {}).get("global", {})
+        for part in ("externalDatabase", "externalRedis", "jwt"):
+            merged.setdefault(part, {}).update(g.get(part) or {})
+    secrets = {}
+    db, redis, jwt = merged["externalDatabase"], merged["externalRedis"], merged["jwt"]
+    if db.get("existingSecret"):
+        secrets[db["existingSecret"]] = {db.get("existingSecretPasswordKey", "password"): "test-db-password"}
+    if redis.get("existingSecret"):
+        secrets[redis["existingSecret"]] = {redis.get("existingSecretPasswordKey", "redis-password"): "test-redis-pw"}
+    if jwt.get("existingSecret"):
+        secrets[jwt["existingSecret"]] = {jwt.get("existingSecretKey", "jwt-secret"): "x" * 48}
+    return secrets
+
+
+def create_namespace_with_secrets(ns: str, secrets: dict[str, dict[str, str]]):
+    docs = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}]
+    docs += [{"apiVersion": "v1", "kind": "Secret", "metadata": {"name": n, "namespace": ns},
+              "type": "Opaque", "stringData": data} for n, data in secrets.items()]
+    kubectl("apply", "--server-side", "--field-manager=chart-test", "-f", "-",
+            input="\n---\n".join(json.dumps(d) for d in docs))
+
+
+class Release:
+    def __init__(self, scenario: str, chart: Path, files: list[str]):
+        self.scenario, self.chart, self.files = scenario, chart, files
+        self.name = f"ev-{scenario}"[:40].rstrip("-")
+        self.ns = self.name
+
+    def helm(self, *args: str, timed: str | None = None, **kw):
+        return helm(*args, "--namespace", self.ns, timed=timed and f"helm {timed} {self.scenario}", **kw)
+
+    def manifest(self) -> list[dict]:
+        return load_yaml_all(self.helm("get", "manifest", self.name).stdout)
+
+    def live(self, rendered: list[dict]) -> list[dict]:
+        """The release's objects as the API server stores them."""
+        text = "\n---\n".join(json.dumps(o) for o in rendered)
+        out = kubectl("get", "-f", "-", "-o", "json", "--namespace", self.ns, input=text).stdout
+        data = json.loads(out)
+        return data["items"] if data.get("kind") == "List" else [data]
+
+    def namespace_objects(self, *kinds: str) -> dict[tuple[str, str], dict]:
+        items = kubectl_json("get", ",".join(k.lower() + "s" for k in kinds), "--namespace", self.ns)["items"]
+        return {(o["kind"], o["metadata"]["name"]): o for o in items}
+
+
+@pytest.fixture(scope="module", params=list(SCENARIOS))
+def release(request, chart):
+    scenario = request.param
+    r = Release(scenario, chart, SCENARIOS[scenario])
+    create_namespace_with_secrets(r.ns, external_secrets(chart, r.files))
+    r.helm("install", r.name, str(chart), *values_args(chart, r.files), "--no-hooks", "--timeout", "120s",
+           timed="install", timeout=300)
+    r.rendered = r.manifest()
+    r.objects = r.live(r.rendered)
+    yield r
+    r.helm("uninstall", r.name, "--timeout", "120s", timed="uninstall", timeout=300)
+    left = kubectl("get", "-f", "-", "--namespace", r.ns, "--ignore-not-found", "-o", "name",
+                   input="\n---\n".join(json.dumps(o) for o in r.rendered)).stdout.split()
+    assert left == [], f"objects left after helm uninstall: {left}"
+
+
+# ------------------------------------------------------------------------------------ the server
+
+def test_crds_of_every_operator_are_established(cluster):
+    for group in ("kafka.strimzi.io", "access.strimzi.io", "keda.sh", "k6.io", "monitoring.coreos.com"):
+        assert any(name.endswith("." + group) for name in cluster), group
+
+
+def test_every_rendered_object_is_stored(release):
+    assert release.rendered, "the release rendered nothing"
+    assert len(release.objects) == len(release.rendered)
+    stored = {cc.name_of(o) for o in release.objects}
+    assert stored == {cc.name_of(o) for o in release.rendered}
+    status = release.helm("status", release.name, "-o", "json").stdout
+    assert json.loads(status)["info"]["status"] == "deployed"
+
+
+def test_custom_resources_are_in_the_release(release):
+    kinds = {o["kind"] for o in release.objects}
+    assert {"ServiceMonitor", "PrometheusRule"} & kinds, kinds
+    if release.scenario == "external":
+        assert not {"Kafka", "KafkaNodePool", "KafkaTopic"} & kinds
+    else:
+        assert {"Kafka", "KafkaNodePool", "KafkaTopic"} <= kinds
+    if "loadtest" in release.scenario:
+        assert "TestRun" in kinds
+
+
+# ------------------------------------------------------------------------------------ workloads
+
+def test_workloads_have_resources(release):
+    assert cc.check_resources(release.objects) == []
+
+
+def test_workloads_have_probes(release):
+    assert cc.of_kind(release.objects, "Deployment"), "no Deployments"
+    assert cc.check_probes(release.objects) == []
+
+
+def test_workloads_run_as_non_root(release):
+    assert cc.check_non_root(release.objects) == []
+
+
+def test_workloads_have_a_pdb(release):
+    if release.scenario in ("no-autoscaling", "example-dev"):
+        pytest.skip("dev values switch the PodDisruptionBudgets off on purpose (single replica)")
+    assert cc.check_pdbs(release.objects) == []
+
+
+def test_placement_matches_the_cluster(release):
+    pools = cc.cluster_pools(ROOT / "k8s" / "eksctl-cluster.yaml")
+    classes = cc.priority_classes(ROOT / "k8s" / "priorityclasses.yaml")
+    assert cc.check_placement(release.objects, pools, classes) == []
+
+
+# ------------------------------------------------------------------------------------ Kafka + KEDA
+
+def test_partitions_cover_consumer_parallelism(release):
+    topics = cc.issuance_topics(release.objects)
+    if release.scenario == "external":
+        assert topics == []
+        pytest.skip("external Kafka: the topic is not managed by the release")
+    assert len(topics) == 1
+    assert cc.check_partitions(release.objects) == []
+
+
+def test_min_insync_replicas_below_replication_factor(release):
+    assert cc.check_min_isr(release.objects) == []
+
+
+def test_no_consumer_replicas_while_keda_scales_it(release):
+    deploy = cc.consumer_deployment(release.rendered)
+    assert deploy is not None
+    scaled, _ = cc.scalers_of(release.rendered, deploy)
+    if release.scenario in ("no-autoscaling", "example-dev"):
+        assert scaled == [] and "replicas" in deploy["spec"]
+    else:
+        assert len(scaled) == 1, "the consumer must be scaled by one ScaledObject"
+    assert cc.check_no_replicas_under_keda(release.rendered) == []
+    assert cc.check_scale_targets_exist(release.objects) == []
+
+
+def test_monitors_select_release_objects(release):
+    assert cc.check_monitors_select_something(release.objects) == []
+
+
+# ------------------------------------------------------------------------------------ references
+
+def test_every_secret_and_configmap_reference_resolves(release):
+    available = release.namespace_objects("Secret", "ConfigMap")
+    hooks = load_yaml_all(release.helm("get", "hooks", release.name).stdout)
+    problems = cc.check_refs_resolve(release.objects, available)
+    # Hook Jobs are not installed (--no-hooks) but run in the same namespace: their references too.
+    problems += cc.check_refs_resolve(hooks, available)
+    assert problems == []
+
+
+def test_hooks_pass_server_side_validation(release):
+    hooks = load_yaml_all(release.helm("get", "hooks", release.name).stdout)
+    kinds = {h["kind"] for h in hooks}
+    assert "Job" in kinds, f"no hook Jobs (migrate/register) rendered: {kinds}"
+    for h in hooks:
+        assert "helm.sh/hook" in h["metadata"].get("annotations", {}), cc.name_of(h)
+    out = kubectl("apply", "--dry-run=server", "--namespace", release.ns, "-f", "-",
+                  input="\n---\n".join(json.dumps(h) for h in hooks), timed=f"hooks dry-run=server {release.scenario}").stdout
+    assert out.count("(server dry run)") == len(hooks), out
+    problems = cc.check_resources(hooks) + cc.check_non_root(hooks)
+    assert problems == []
+
+
+# ------------------------------------------------------------------------------------ lifecycle
+
+def test_upgrade_changes_the_stored_objects(chart):
+    """install -> upgrade with changed values -> the server holds the new objects -> uninstall."""
+    r = Release("lifecycle", chart, [])
+    create_namespace_with_secrets(r.ns, external_secrets(chart, []))
+    base = values_args(chart, [])
+    r.helm("install", r.name, str(chart), *base, "--no-hooks", timed="install", timeout=300)
+    before = {cc.name_of(o): o for o in r.live(r.manifest())}
+    assert "TestRun" not in {o["kind"] for o in before.values()}
+
+    changed = [*base, "-f", str(chart / "examples" / "black-friday.yaml"),
+               "-f", str(chart / "examples" / "loadtest.yaml")]
+    r.helm("upgrade", r.name, str(chart), *changed, "--no-hooks", timed="upgrade", timeout=300)
+    after_objs = r.live(r.manifest())
+    after = {cc.name_of(o): o for o in after_objs}
+    assert "TestRun" in {o["kind"] for o in after_objs}, "the load test was switched on"
+    scaled = cc.of_kind(after_objs, "ScaledObject")
+    assert scaled and scaled[0]["spec"]["maxReplicaCount"] == 8
+    topic = cc.issuance_topics(after_objs)[0]
+    assert topic["spec"]["partitions"] >= 32
+    old_topic = before[cc.name_of(topic)]
+    assert topic["spec"]["partitions"] > old_topic["spec"]["partitions"]
+    assert cc.check_partitions(after_objs) == []
+    history = json.loads(r.helm("history", r.name, "-o", "json").stdout)
+    assert [h["revision"] for h in history] == [1, 2] and history[-1]["status"] == "deployed"
+
+    # Partitions can only grow; helm rollback would shrink the KafkaTopic, which Strimzi refuses,
+    # so the way back is uninstall.
+    r.helm("uninstall", r.name, timed="uninstall", timeout=300)
+    left = kubectl("get", "-f", "-", "--namespace", r.ns, "--ignore-not-found", "-o", "name",
+                   input="\n---\n".join(json.dumps(o) for o in after_objs)).stdout.split()
+    assert left == []
+
+
+def test_schema_rejects_a_misspelled_key_on_the_server(chart):
+    ns = "ev-misspelled"
+    create_namespace_with_secrets(ns, external_secrets(chart, []))
+    proc = helm("install", "ev-misspelled", str(chart), *values_args(chart, []), "--set", "evnet.coupons=1",
+                "--dry-run=server", "--namespace", ns, check=False)
+    assert proc.returncode != 0
+    assert "evnet" in proc.stderr
+    assert "ev-misspelled" not in helm("list", "--all", "--namespace", ns, "-q").stdout
+
+
+def test_server_rejects_an_invalid_custom_resource(release):
+    """The CRD schemas are really enforced: a KafkaTopic with a string partition count is refused."""
+    if release.scenario != "defaults":
+        pytest.skip("checked once")
+    topic = cc.issuance_topics(release.objects)[0]
+    bad = {"apiVersion": topic["apiVersion"], "kind": "KafkaTopic",
+           "metadata": {"name": "bad-topic", "namespace": release.ns, "labels": topic["metadata"]["labels"]},
+           "spec": {"partitions": "twelve", "replicas": 3}}
+    proc = kubectl("apply", "--dry-run=server", "-f", "-", input=json.dumps(bad), check=False)
+    assert proc.returncode != 0 and "partitions" in proc.stderr
