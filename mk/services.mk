@@ -13,4 +13,4 @@ test-services: ## start the local harness (idempotent) and run every services te
 	PORT_OFFSET=$(SERVICES_PORT_OFFSET) RUN_DIR=$(SERVICES_RUN_DIR) $(ROOT)/local/infra.sh up
 	eval "$$(PORT_OFFSET=$(SERVICES_PORT_OFFSET) RUN_DIR=$(SERVICES_RUN_DIR) $(ROOT)/local/infra.sh env)" && \
 	  export PORT_OFFSET=$(SERVICES_PORT_OFFSET) RUN_DIR=$(SERVICES_RUN_DIR) && \
-	  $(MVNW) verify
+	  $(MVNW) -fae verify

@@ -18,7 +18,7 @@ public class KafkaConfig {
     @Bean
     DefaultKafkaProducerFactoryCustomizer producerTimeouts(IssuanceProperties issuance) {
         long timeout = issuance.sendTimeout().toMillis();
-        return factory -> factory.updateConfigs(Map.of(
+        return factory -> factory.updateConfigs(Map.<String, Object>of(
                 ProducerConfig.MAX_BLOCK_MS_CONFIG, Math.max(100, timeout / 2),
                 ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) Math.max(1000, timeout),
                 ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) Math.max(500, timeout - 200)));

@@ -27,6 +27,8 @@ public class BackgroundTasks {
     private final CatalogRegistration registration;
     private final CatalogProperties catalog;
     private final boolean reconcilerEnabled;
+    private final java.time.Duration interval;
+    private long lastRun = System.nanoTime();
 
     public BackgroundTasks(CouponCache cache, Reconciler reconciler, CatalogRegistration registration,
             CatalogProperties catalog, io.couponevent.api.config.ReconcilerProperties reconcilerProperties) {
@@ -35,6 +37,7 @@ public class BackgroundTasks {
         this.registration = registration;
         this.catalog = catalog;
         this.reconcilerEnabled = reconcilerProperties.enabled();
+        this.interval = reconcilerProperties.interval();
     }
 
     @EventListener(ApplicationReadyEvent.class)
@@ -57,9 +60,15 @@ public class BackgroundTasks {
         }
     }
 
-    @Scheduled(fixedDelayString = "${coupon.reconciler.interval:2s}", initialDelay = 2000)
+    /** Ticks every 250 ms; runs the reconciler every {@code coupon.reconciler.interval}. */
+    @Scheduled(fixedDelay = 250, initialDelay = 2000)
     public void reconcile() {
         if (!reconcilerEnabled) return;
+        long now = System.nanoTime();
+        // A coupon whose Redis state went missing is looked at sooner (at most once a second).
+        long every = reconciler.rebuildRequested() ? Math.min(interval.toNanos(), 1_000_000_000L) : interval.toNanos();
+        if (now - lastRun < every) return;
+        lastRun = now;
         try {
             reconciler.runOnce();
         } catch (RuntimeException e) {

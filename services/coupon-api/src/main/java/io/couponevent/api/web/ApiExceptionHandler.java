@@ -67,7 +67,7 @@ public class ApiExceptionHandler extends ResponseEntityExceptionHandler {
         }
         ProblemDetail problem = Problems.of(status, Problems.codeFor(status), detail);
         HttpHeaders out = new HttpHeaders();
-        if (headers != null) out.putAll(headers);
+        if (headers != null) headers.forEach(out::put);
         out.setContentType(MediaType.APPLICATION_PROBLEM_JSON);
         return new ResponseEntity<>(problem, out, status);
     }
