@@ -17,7 +17,8 @@ ensure_venv() {
     if [ -x "$VENV/bin/python" ] && cmp -s "$HERE/requirements.txt" "$stamp"; then exit 0; fi
     echo "[platform] creating $VENV" >&2
     rm -rf "$VENV"
-    python3 -m venv --without-pip "$VENV"
+    # System site-packages visible: pins the interpreter already has are not downloaded again.
+    python3 -m venv --without-pip --system-site-packages "$VENV"
     # The interpreter's own pip installs into the venv: no ensurepip bootstrap needed.
     python3 -m pip --python "$VENV/bin/python" install --quiet --disable-pip-version-check \
       -r "$HERE/requirements.txt"
