@@ -104,10 +104,11 @@ kafka_all_started() {
   done
 }
 
-# Healthy = every node started and no partition below min.insync.replicas (acks=all would fail).
+# Healthy = every replica of every partition in sync (so acks=all with min ISR 2 works, and a
+# fault test that stops one node next starts from a whole cluster).
 kafka_healthy() {
   local out
-  out=$(kafka_topics --describe --under-min-isr-partitions 2>&1) || return 1
+  out=$(kafka_topics --describe --under-replicated-partitions 2>&1) || return 1
   [ -z "$out" ]
 }
 
@@ -157,7 +158,7 @@ kafka_create_topics() {
   cat "$KAFKA_DIR/topics.err" >&2; return 1
 }
 
-kafka_wait_healthy() { wait_until "${1:-90}" "kafka partitions to reach min.insync.replicas" kafka_healthy; }
+kafka_wait_healthy() { wait_until "${1:-90}" "every kafka partition to be fully replicated" kafka_healthy; }
 
 kafka_stop() { local n; for n in "${@:-${KAFKA_NODES[@]}}"; do stop_pid "kafka-$n" TERM 30 & done; wait; }
 
