@@ -83,6 +83,8 @@ def http(method, url, body=None, bearer=None, timeout=10):
             return e.code, json.loads(raw) if raw else None
         except ValueError:
             return e.code, raw.decode(errors="replace")
+    except (urllib.error.URLError, OSError) as e:  # not listening (yet), timed out
+        return 0, str(e)
 
 
 def iso(t):
@@ -94,7 +96,11 @@ def register(coupon, quantity, opens_in=0.0, duration=3600.0, name=None):
     now = time.time()
     body = {"name": name or f"coupon {coupon}", "quantity": quantity,
             "opensAt": iso(now + opens_in - 2), "closesAt": iso(now + opens_in + duration)}
-    status, answer = http("PUT", f"{API_URL}/api/v1/admin/coupons/{coupon}", body, token("admin", admin=True))
+    for _ in range(10):
+        status, answer = http("PUT", f"{API_URL}/api/v1/admin/coupons/{coupon}", body, token("admin", admin=True))
+        if status != 0:
+            break
+        time.sleep(2)
     if status not in (200, 201):
         raise SystemExit(f"registering coupon {coupon} failed: {status} {answer}")
     log(f"coupon {coupon}: quantity {quantity}, open {body['opensAt']} .. {body['closesAt']} ({status})")
@@ -112,11 +118,8 @@ def wait_ready(timeout):
     mgmt = re.sub(r":(\d+)$", lambda m: f":{int(m.group(1)) + 1}", API_URL)
     deadline = time.time() + timeout
     while time.time() < deadline:
-        try:
-            if http("GET", f"{mgmt}/actuator/health/readiness", timeout=3)[0] == 200:
-                return True
-        except OSError:
-            pass
+        if http("GET", f"{mgmt}/actuator/health/readiness", timeout=3)[0] == 200:
+            return True
         time.sleep(1)
     return False
 
