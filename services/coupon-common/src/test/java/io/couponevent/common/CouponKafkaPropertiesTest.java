@@ -6,8 +6,6 @@ import io.couponevent.common.kafka.CouponKafkaProperties;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.validation.autoconfigure.ValidationAutoConfiguration;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.context.annotation.Configuration;
 
 class CouponKafkaPropertiesTest {
@@ -18,7 +16,6 @@ class CouponKafkaPropertiesTest {
     }
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(ValidationAutoConfiguration.class))
             .withUserConfiguration(Config.class);
 
     @Test

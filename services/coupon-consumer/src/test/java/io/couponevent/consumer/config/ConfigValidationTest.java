@@ -3,10 +3,8 @@ package io.couponevent.consumer.config;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.validation.autoconfigure.ValidationAutoConfiguration;
 import org.springframework.context.annotation.Configuration;
 
 /** Bad configuration stops the start with a message naming the key. */
@@ -20,7 +18,6 @@ class ConfigValidationTest {
     private static final String SECRET = "coupon.security.jwt.secret=local-dev-secret-change-me-0123456789abcdef";
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(ValidationAutoConfiguration.class))
             .withUserConfiguration(Props.class);
 
     @Test
