@@ -36,6 +36,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.jdbc.core.JdbcTemplate;
+import tools.jackson.databind.JsonNode;
 
 /**
  * Kafka → listener → MySQL, dead letters and their replay, on the real harness. Replay runs last: it
@@ -169,7 +170,9 @@ class IssuanceFlowTest extends IntegrationTest {
         createCoupon(jdbc, coupon, 1);
         HttpResponse<String> response = replay(Tokens.token("ops", List.of("admin")));
         assertThat(response.statusCode()).isEqualTo(200);
-        assertThat(response.body()).matches("\\{\"replayed\":[1-9][0-9]*,\"failed\":0}");
+        JsonNode result = IssuanceEventJson.mapper().readTree(response.body());
+        assertThat(result.get("replayed").asLong()).isPositive();
+        assertThat(result.get("failed").asLong()).isZero();
 
         assertThat(awaitRows(coupon, 1)).isEqualTo(1);
         assertThat(holderOfSlot(jdbc, coupon, 1)).isEqualTo("early-bird");
