@@ -227,6 +227,14 @@ def secret_and_configmap_refs(obj: dict) -> list[tuple[str, str, str | None, boo
     """(kind, name, key or None, optional) for every Secret/ConfigMap a pod template uses."""
     spec = pod_spec(obj)
     refs = []
+    if obj.get("kind") == "TestRun":
+        # k6-operator: the script ConfigMap, and the runner's env and volumes (a flattened pod spec).
+        cm = (obj["spec"].get("script") or {}).get("configMap")
+        if cm:
+            refs.append(("ConfigMap", cm["name"], cm.get("file"), False))
+        runner = obj["spec"].get("runner") or {}
+        spec = {"containers": [{"env": runner.get("env", []), "envFrom": runner.get("envFrom", [])}],
+                "volumes": runner.get("volumes", [])}
     if spec is None:
         return refs
     for c in containers(spec):
