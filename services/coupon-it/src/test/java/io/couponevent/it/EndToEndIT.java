@@ -167,7 +167,8 @@ class EndToEndIT {
         long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
         int round = 0;
         while (Harness.rows(coupon) < quantity && System.nanoTime() < deadline) {
-            List<String> batch = more.stream().map(u -> u + "-" + roundSuffix(round)).toList();
+            String suffix = roundSuffix(round);
+            List<String> batch = more.stream().map(u -> u + "-" + suffix).toList();
             traffic.issue(coupon, batch.subList(0, 300), 100, done -> { });
             awaitConsistent(coupon, Duration.ofSeconds(60));
             round++;
