@@ -265,8 +265,8 @@ def test_upgrade_changes_the_stored_objects(chart):
     after_objs = r.live(r.manifest())
     after = {cc.name_of(o): o for o in after_objs}
     assert "TestRun" in {o["kind"] for o in after_objs}, "the load test was switched on"
-    scaled = cc.of_kind(after_objs, "ScaledObject")
-    assert scaled and scaled[0]["spec"]["maxReplicaCount"] == 8
+    scaled, _ = cc.scalers_of(after_objs, cc.consumer_deployment(after_objs))
+    assert len(scaled) == 1 and scaled[0]["spec"]["maxReplicaCount"] == 8
     topic = cc.issuance_topics(after_objs)[0]
     assert topic["spec"]["partitions"] >= 32
     old_topic = before[cc.name_of(topic)]
