@@ -18,7 +18,8 @@ kafka_voters() {
 # Runs a Kafka CLI main class with a small, quick-starting JVM.
 kafka_tool() {
   local main=$1; shift
-  "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto \
+  # shellcheck disable=SC2046
+  "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 $([ -n "${KAFKA_NO_CDS:-}" ] || cds_opts "$KAFKA_DIR/${main##*.}") \
     -Dlog4j2.configurationFile="$LOCAL_DIR/kafka/log4j2-tools.properties" \
     -cp "$KAFKA_HOME/libs/*" "$main" "$@"
 }
@@ -69,7 +70,7 @@ PROPS
 kafka_format() {
   local n=$1 dir="$KAFKA_DIR/$n"
   [ -f "$dir/data/meta.properties" ] && return 0
-  kafka_tool kafka.tools.StorageTool format --ignore-formatted -t "$(cat "$KAFKA_DIR/cluster.id")" \
+  KAFKA_NO_CDS=1 kafka_tool kafka.tools.StorageTool format --ignore-formatted -t "$(cat "$KAFKA_DIR/cluster.id")" \
     -c "$dir/server.properties" >"$dir/format.log" 2>&1 || { cat "$dir/format.log" >&2; return 1; }
 }
 
@@ -87,9 +88,9 @@ kafka_start_node() {
   is_running "kafka-$n" && return 0
   kafka_write_config "$n"
   : > "$dir/server.log"
-  # shellcheck disable=SC2086 # heap options are words
+  # shellcheck disable=SC2046,SC2086 # options are lists of words
   start_bg "kafka-$n" "$dir/server.log" "$dir/server.properties" \
-    "$JAVA" $KAFKA_HEAP_OPTS -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+ExitOnOutOfMemoryError \
+    "$JAVA" $KAFKA_HEAP_OPTS $(cds_opts "$dir/broker") -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+ExitOnOutOfMemoryError \
       -Djava.awt.headless=true -Dkafka.logs.dir="$dir" \
       -Dlog4j2.configurationFile="$LOCAL_DIR/kafka/log4j2.properties" \
       -cp "$KAFKA_HOME/libs/*" kafka.Kafka "$dir/server.properties"

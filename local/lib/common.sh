@@ -10,6 +10,12 @@ RUN_DIR="$(cd "$RUN_DIR" && pwd)"
 export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
 [ -x "$JAVA_HOME/bin/java" ] || JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
 JAVA="$JAVA_HOME/bin/java"
+JAVA_FEATURE=$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$JAVA_HOME/release" 2>/dev/null || echo 17)
+
+# cds_opts ARCHIVE: JVM options for a dynamic class-data-sharing archive (JDK 19+), created on the
+# first run and mapped on the next ones; it halves JVM start-up, which dominates on a busy box.
+# One archive per process role and RUN_DIR, so no two running JVMs write the same file.
+cds_opts() { [ "${JAVA_FEATURE:-17}" -ge 19 ] && echo "-XX:+AutoCreateSharedArchive -XX:SharedArchiveFile=$1-jdk$JAVA_FEATURE.jsa"; true; }
 
 # ---- ports (docs/contract.md) -----------------------------------------------------------------
 port() { echo $(( $1 + PORT_OFFSET )); }
