@@ -29,10 +29,22 @@ def strict(schema):
     return out
 
 
+class Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+    """SafeLoader that reads a bare `=` (YAML's old "value" type, used in enums) as a string."""
+
+
+Loader.add_constructor("tag:yaml.org,2002:value", lambda loader, node: loader.construct_scalar(node))
+
+
 def load_crds(root):
     crds = {}
+    # Only the CRDs of kinds the chart renders (the others are large and slow to parse).
+    wanted = ("kafka.yaml", "kafkanodepool.yaml", "kafkatopic.yaml", "scaledobjects.yaml", "testruns.yaml",
+              "servicemonitors.yaml", "podmonitors.yaml", "prometheusrules.yaml")
     for path in glob.glob(f"{root}/**/*.yaml", recursive=True):
-        for doc in yaml.safe_load_all(open(path)):
+        if not path.lower().endswith(wanted):
+            continue
+        for doc in yaml.load_all(open(path), Loader=Loader):
             if not doc or doc.get("kind") != "CustomResourceDefinition":
                 continue
             group, kind = doc["spec"]["group"], doc["spec"]["names"]["kind"]
