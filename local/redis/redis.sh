@@ -12,9 +12,10 @@ redis_start_node() {
   is_running "redis-$p" && return 0
   mkdir -p "$dir"
   # AOF (fsync every second) so that stock counters survive `down`/`up` like the MariaDB rows do.
+  # node timeout 15 s: a starved 2-core box must not look like a failed master
   start_bg "redis-$p" "$dir/redis.log" "127.0.0.1:$p" \
     redis-server --port "$p" --bind 127.0.0.1 --protected-mode no --dir "$dir" \
-      --cluster-enabled yes --cluster-config-file nodes.conf --cluster-node-timeout 3000 \
+      --cluster-enabled yes --cluster-config-file nodes.conf --cluster-node-timeout 15000 \
       --cluster-replica-validity-factor 0 --appendonly yes --appendfsync everysec --save '' \
       --maxclients 10000 --tcp-backlog 511 --loglevel notice
 }
@@ -34,20 +35,23 @@ redis_up() {
   wait_until 30 "redis nodes to answer PING" redis_all_ping || return 1
   # A node that restarted from its nodes.conf rejoins its old cluster by itself.
   if wait_until 3 "" redis_all_ok 2>/dev/null; then return 0; fi
-  local fresh=1
+  local fresh=1 formed=1
   for p in "${REDIS_PORTS[@]}"; do
     [ "$(redis_info "$p" cluster_known_nodes)" = 1 ] && [ "$(redis_info "$p" cluster_slots_assigned)" = 0 ] || fresh=0
+    [ "$(redis_info "$p" cluster_known_nodes)" = 6 ] && [ "$(redis_info "$p" cluster_slots_assigned)" = 16384 ] || formed=0
   done
+  if [ $formed = 1 ]; then
+    # The cluster exists (restarted nodes, or a busy machine): let it settle, never wipe it.
+    wait_until 90 "redis cluster_state:ok" redis_all_ok; return
+  fi
   if [ $fresh = 0 ]; then
-    # Half-formed or stale: give the cluster a moment, else start it over (Redis is a cache of MySQL here).
-    wait_until 15 "redis cluster_state:ok" redis_all_ok && return 0
-    log "redis cluster is inconsistent: resetting every node and creating it again"
+    log "redis nodes disagree about the cluster: resetting every node and creating it again (empty)"
     for p in "${REDIS_PORTS[@]}"; do redis_cmd "$p" flushall >/dev/null 2>&1 || true; redis_cmd "$p" cluster reset hard >/dev/null; done
   fi
   local hosts=(); for p in "${REDIS_PORTS[@]}"; do hosts+=("127.0.0.1:$p"); done
   redis-cli --cluster create "${hosts[@]}" --cluster-replicas 1 --cluster-yes >"$REDIS_DIR/create.log" 2>&1 \
     || { cat "$REDIS_DIR/create.log" >&2; return 1; }
-  wait_until 60 "redis cluster_state:ok on every node" redis_all_ok
+  wait_until 90 "redis cluster_state:ok on every node" redis_all_ok
 }
 
 redis_down() { local p; for p in "${REDIS_PORTS[@]}"; do stop_pid "redis-$p" TERM 10 & done; wait; }
