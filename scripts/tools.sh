@@ -105,7 +105,7 @@ tool_apt() {
 tool_promtool() {
   tool_apt
   # the packaged binary, not whatever `promtool` is on PATH (that may be this very link)
-  local real; real=$(dpkg -L prometheus | grep -m1 '/bin/promtool$')
+  local real; real=$(dpkg -L prometheus | awk '/\/bin\/promtool$/ && !f {print; f=1}')
   [ -x "$real" ] || { log "promtool not found in the prometheus package"; return 1; }
   ln -sfn "$real" "$BIN/promtool"
 }
