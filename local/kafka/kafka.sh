@@ -116,7 +116,7 @@ kafka_healthy() {
 kafka_wait_started() {
   local deadline=$(( $(date +%s) + ${1:-90} )) rc
   while :; do
-    kafka_all_started; rc=$?
+    rc=0; kafka_all_started || rc=$?   # plain `f; rc=$?` would end the script under set -e
     [ $rc = 0 ] && return 0
     [ $rc = 2 ] && return 1
     [ "$(date +%s)" -lt "$deadline" ] || { log "timed out waiting for the kafka nodes to start"; return 1; }
