@@ -29,6 +29,16 @@ log() { printf '[tools] %s\n' "$*" >&2; }
 have() { [ -x "$BIN/$1" ] && [ "$(cat "$TOOLS/$1.version" 2>/dev/null)" = "$2" ]; }
 mark() { echo "$2" > "$TOOLS/$1.version"; }
 
+# Built Go binaries are also kept in a per-user cache keyed by name and version, so a fresh clone on
+# the same machine (CI) copies them instead of spending many minutes recompiling.
+CACHE="${COUPON_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/coupon-event-tools}"
+from_cache() {
+  [ -x "$CACHE/$1-$2" ] || return 1
+  cp "$CACHE/$1-$2" "$BIN/$1.tmp" && mv "$BIN/$1.tmp" "$BIN/$1" && mark "$1" "$2"
+  log "$1 $2 from $CACHE"
+}
+to_cache() { mkdir -p "$CACHE" && cp "$BIN/$1" "$CACHE/$1-$2.tmp" && mv "$CACHE/$1-$2.tmp" "$CACHE/$1-$2" || true; }
+
 with_lock() { local name=$1; shift; ( flock 9; "$@" ) 9>"$TOOLS/locks/$name.lock"; }
 
 # go_tool NAME VERSION PKG MODULE[@VERSION] [extra go.mod lines]: builds PKG inside a throwaway
@@ -36,7 +46,9 @@ with_lock() { local name=$1; shift; ( flock 9; "$@" ) 9>"$TOOLS/locks/$name.lock
 go_build_wrapped() {
   local name=$1 version=$2 pkg=$3 require=$4 extra=${5:-}
   have "$name" "$version" && return 0
+  from_cache "$name" "$version" && return 0
   log "building $name $version (first time takes minutes; cached afterwards)"
+  local t0=$SECONDS
   local dir="$TOOLS/src/$name"
   rm -rf "$dir"; mkdir -p "$dir"
   cat > "$dir/go.mod" <<GOMOD
@@ -57,7 +69,8 @@ GOSRC
   ( cd "$dir" && GOFLAGS=-mod=mod go mod tidy -e >/dev/null 2>&1 || true
     cd "$dir" && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o "$BIN/$name" "$pkg" )
   mark "$name" "$version"
-  log "built $name $version"
+  to_cache "$name" "$version"
+  log "built $name $version in $((SECONDS - t0)) s"
 }
 
 tool_helm() {
@@ -78,6 +91,7 @@ tool_etcd() {
 kube_build() {
   local name=$1 pkg=$2
   have "$name" "$KUBERNETES_VERSION" && return 0
+  from_cache "$name" "$KUBERNETES_VERSION" && return 0
   local gomod extra="replace (" s
   gomod=$(cd "$TOOLS/src" && GOFLAGS=-mod=mod go mod download -json "k8s.io/kubernetes@$KUBERNETES_VERSION" \
     | python3 -c 'import json,sys; print(json.load(sys.stdin)["GoMod"])')

@@ -10,6 +10,9 @@ KAFKA_DLT=${COUPON_KAFKA_DEAD_LETTER_TOPIC:-coupon-issuance-dlt}
 KAFKA_TOPIC_PARTITIONS=12
 KAFKA_DLT_PARTITIONS=3
 KAFKA_HEAP_OPTS=${KAFKA_HEAP_OPTS:--Xms512m -Xmx512m}
+# C1 only: three brokers' C2 compilers otherwise take a core for minutes after start on a 2-core
+# box, and the local event rates are far below what C1-compiled brokers sustain.
+KAFKA_JIT_OPTS=${KAFKA_JIT_OPTS:--XX:TieredStopAtLevel=1 -XX:ParallelGCThreads=1 -XX:ConcGCThreads=1}
 
 kafka_voters() {
   local IFS=,; local a=(); for n in "${KAFKA_NODES[@]}"; do a+=("$n@127.0.0.1:$(kafka_controller_port "$n")"); done; echo "${a[*]}"
@@ -52,11 +55,20 @@ transaction.state.log.min.isr=2
 transaction.state.log.num.partitions=6
 share.coordinator.state.topic.replication.factor=3
 share.coordinator.state.topic.min.isr=2
-# fast failure detection and rebalances, so fault tests finish quickly
-broker.session.timeout.ms=6000
-broker.heartbeat.interval.ms=1000
+# A broker missing heartbeats for this long is fenced. Shorter values made busy-but-alive brokers
+# flap between fenced and unfenced on a loaded 2-core box (each flap moves partition leaders).
+# Graceful stops (SIGTERM) fence at once through controlled shutdown; only SIGKILL waits for this.
+broker.session.timeout.ms=18000
+broker.heartbeat.interval.ms=3000
+# quick rebalances, so fault tests finish quickly
 group.initial.rebalance.delay.ms=0
 controlled.shutdown.enable=true
+# KRaft defaults (1 s election, 2 s request/fetch timeouts) assume an idle data centre; on a busy
+# 2-core box vote responses arrive late and leadership flaps for minutes. Patient values elect once.
+controller.quorum.election.timeout.ms=5000
+controller.quorum.election.backoff.max.ms=2000
+controller.quorum.fetch.timeout.ms=10000
+controller.quorum.request.timeout.ms=10000
 # a 2-core laptop, not a data centre
 num.network.threads=2
 num.io.threads=4
@@ -90,7 +102,7 @@ kafka_start_node() {
   : > "$dir/server.log"
   # shellcheck disable=SC2046,SC2086 # options are lists of words
   start_bg "kafka-$n" "$dir/server.log" "$dir/server.properties" \
-    "$JAVA" $KAFKA_HEAP_OPTS $(cds_opts "$dir/broker") -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+ExitOnOutOfMemoryError \
+    "$JAVA" $KAFKA_HEAP_OPTS $KAFKA_JIT_OPTS $(cds_opts "$dir/broker") -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+ExitOnOutOfMemoryError \
       -Djava.awt.headless=true -Dkafka.logs.dir="$dir" \
       -Dlog4j2.configurationFile="$LOCAL_DIR/kafka/log4j2.properties" \
       -cp "$KAFKA_HOME/libs/*" kafka.Kafka "$dir/server.properties"
