@@ -25,6 +25,8 @@ skip-name-resolve
 character-set-server=utf8mb4
 collation-server=utf8mb4_unicode_ci
 max_connections=500
+# a starved client can take seconds over the handshake; the default 10 s drops it mid-start
+connect_timeout=60
 # local harness: an OS crash may lose the last second of commits, a process crash loses nothing
 innodb_flush_log_at_trx_commit=2
 innodb_buffer_pool_size=256M

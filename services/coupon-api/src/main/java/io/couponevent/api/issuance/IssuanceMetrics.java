@@ -24,8 +24,20 @@ public class IssuanceMetrics {
     private final MeterRegistry registry;
     private final Map<Long, AtomicLong> remaining = new ConcurrentHashMap<>();
 
+    /** Every tag value the counters below can take; see {@link #IssuanceMetrics}. */
+    static final String[] COMPENSATION_REASONS = {"timeout", "interrupted", "send_failed", "deferred", "stale"};
+    static final String[] RECONCILER_ACTIONS = {"rebuild", "release_stale", "adopt_row"};
+
     public IssuanceMetrics(MeterRegistry registry) {
         this.registry = registry;
+        // Registered at 0 up front: a series that appears only on its first increment is invisible to
+        // increase()/rate() alerts for that first event, and absent from the scrape until then.
+        for (String reason : COMPENSATION_REASONS) {
+            Counter.builder("coupon.compensations").tag("reason", reason).register(registry);
+        }
+        for (String action : RECONCILER_ACTIONS) {
+            Counter.builder("coupon.reconciler.actions").tag("action", action).register(registry);
+        }
     }
 
     /** {@code result} ∈ accepted, duplicate, sold_out, not_open, closed, paused, not_found, rejected, shed. */

@@ -9,8 +9,10 @@ import javax.crypto.spec.SecretKeySpec;
 import io.couponevent.api.config.JwtProperties;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.boot.security.autoconfigure.actuate.web.servlet.EndpointRequest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpMethod;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.config.http.SessionCreationPolicy;
@@ -34,7 +36,23 @@ import org.springframework.security.web.SecurityFilterChain;
 @Configuration
 public class SecurityConfig {
 
+    /**
+     * Actuator endpoints (health probes, Prometheus scrape) are open: they listen on the separate
+     * management port, which the chart exposes only to the kubelet and Prometheus (NetworkPolicy),
+     * and their only ways to change state are not exposed.
+     */
     @Bean
+    @Order(1)
+    SecurityFilterChain management(HttpSecurity http) throws Exception {
+        http.securityMatcher(EndpointRequest.toAnyEndpoint())
+                .csrf(csrf -> csrf.disable())
+                .sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
+                .authorizeHttpRequests(auth -> auth.anyRequest().permitAll());
+        return http.build();
+    }
+
+    @Bean
+    @Order(2)
     SecurityFilterChain api(HttpSecurity http, JsonMapper json) throws Exception {
         ProblemSecurityHandlers handlers = new ProblemSecurityHandlers(json);
         http.csrf(csrf -> csrf.disable())

@@ -209,7 +209,10 @@ class IssuanceApiTest {
                 .contains("coupon_issuance_requests_total{application=\"coupon-api\",coupon=\"" + id + "\",result=\"sold_out\"} 1.0")
                 .contains("coupon_issuance_duration_seconds_bucket{application=\"coupon-api\",result=\"accepted\",le=\"0.005\"}")
                 .contains("coupon_issuance_duration_seconds_bucket{application=\"coupon-api\",result=\"accepted\",le=\"2.5\"}")
-                .contains("coupon_stock_remaining{application=\"coupon-api\",coupon=\"" + id + "\"} 0.0");
+                .contains("coupon_stock_remaining{application=\"coupon-api\",coupon=\"" + id + "\"} 0.0")
+                // present before anything was compensated or reconciled, so alerts see the first one
+                .contains("coupon_compensations_total{application=\"coupon-api\",reason=\"timeout\"}")
+                .contains("coupon_reconciler_actions_total{action=\"release_stale\",application=\"coupon-api\"}");
         Reply readiness = management.call("GET", "/actuator/health/readiness", null, null, null);
         assertThat(readiness.status()).as(readiness.raw()).isEqualTo(200);
         assertThat(management.call("GET", "/actuator/health/liveness", null, null, null).status()).isEqualTo(200);
