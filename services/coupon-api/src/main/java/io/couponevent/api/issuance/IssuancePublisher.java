@@ -12,6 +12,11 @@ import io.couponevent.api.config.TopicProperties;
 import io.couponevent.common.IssuanceEvent;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.boot.context.event.ApplicationStartedEvent;
+import org.springframework.context.event.EventListener;
 import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.stereotype.Component;
 
@@ -21,6 +26,8 @@ import org.springframework.stereotype.Component;
  */
 @Component
 public class IssuancePublisher {
+
+    private static final Logger log = LoggerFactory.getLogger(IssuancePublisher.class);
 
     private final KafkaTemplate<String, String> kafka;
     private final JsonMapper json;
@@ -33,6 +40,23 @@ public class IssuancePublisher {
         this.json = json;
         this.topic = topics.topic();
         this.timeout = issuance.sendTimeout();
+    }
+
+    /**
+     * Creates the producer and fetches the topic's metadata before the pod reports ready (readiness
+     * follows this event), so the first users of a spike do not pay for it inside their send timeout.
+     */
+    @EventListener(ApplicationStartedEvent.class)
+    public void warmUp() {
+        long start = System.nanoTime();
+        try {
+            int partitions = kafka.partitionsFor(topic).size();
+            log.info("kafka producer ready: topic {} has {} partitions ({} ms)", topic, partitions,
+                    (System.nanoTime() - start) / 1_000_000);
+        } catch (RuntimeException e) {
+            // Not fatal: the kafka health indicator keeps the pod unready while Kafka is unreachable.
+            log.warn("kafka producer warm-up failed: {}", e.toString());
+        }
     }
 
     /**

@@ -51,7 +51,8 @@ public final class Harness {
     public static void infra(String command) throws IOException, InterruptedException {
         Process p = new ProcessBuilder(repoRoot().resolve("local/infra.sh").toString(), command)
                 .directory(repoRoot().toFile()).inheritIO().start();
-        if (!p.waitFor(180, TimeUnit.SECONDS) || p.exitValue() != 0) {
+        // kafka-start waits for a fully replicated cluster: minutes on a busy 2-core CI machine
+        if (!p.waitFor(420, TimeUnit.SECONDS) || p.exitValue() != 0) {
             throw new IllegalStateException("local/infra.sh " + command + " failed");
         }
     }
