@@ -47,3 +47,34 @@ def test_tokenizer_finds_names_and_skips_labels_and_functions():
     expr = ('sum by (namespace, le) (rate(a_bucket{namespace="x", le=~"0.1"}[5m])) / on (namespace) '
             'group_left (pod) max without (instance) (b) unless c offset 5m and d:e:f > bool 1e3')
     assert metric_names(expr) == {"a_bucket", "b", "c", "d:e:f"}
+
+
+def jmx_rule_outputs():
+    """Names the chart's JMX exporter rules can emit: each `$1` expanded over the alternatives of
+    the pattern's first group, lower-cased as `lowercaseOutputName: true` does."""
+    import re
+    import textwrap
+
+    import yaml
+    from conftest import ROOT
+
+    text = (ROOT / "templates" / "kafka-metrics-configmap.yaml").read_text()
+    # the exporter config is the literal block under the key; the rest of the file is templated
+    block = text.split("kafka-metrics-config.yml: |\n", 1)[1]
+    block = "\n".join(l for l in block.splitlines() if not l.lstrip().startswith("{{"))
+    config = yaml.safe_load(textwrap.dedent(block))
+    assert config["lowercaseOutputName"] is True
+    names = set()
+    for rule in config["rules"]:
+        groups = re.findall(r"\(([^()]*)\)", rule["pattern"])
+        alternatives = groups[0].split("|") if groups and "$1" in rule["name"] else [""]
+        names |= {rule["name"].replace("$1", a).lower() for a in alternatives}
+    return names
+
+
+def test_chart_jmx_rules_emit_the_pinned_broker_names():
+    """The brokers' names the dashboards read (Strimzi's naming) come out of the chart's rules."""
+    broker = {n for n in exporter_metrics() if n.startswith(("kafka_server_", "kafka_controller_"))}
+    assert broker, "no broker metrics pinned"
+    missing = broker - jmx_rule_outputs()
+    assert not missing, f"pinned broker metrics no JMX rule of the chart emits: {sorted(missing)}"
