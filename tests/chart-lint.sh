@@ -72,7 +72,8 @@ must_fail "no Redis at all" "no Redis" --set global.externalRedis.nodes=null
 must_fail "an external database without credentials" "needs existingSecret" --set global.externalDatabase.existingSecret=
 must_fail "an event without coupons" "coupons" --set event.coupons=null
 must_fail "a coupon closing before it opens" "closesAt must be after opensAt" \
-  --set event.coupons[0].closesAt=2026-11-30T00:00:00Z
+  --set 'event.coupons[0].id=1' --set 'event.coupons[0].name=backwards' --set 'event.coupons[0].quantity=10' \
+  --set 'event.coupons[0].opensAt=2026-12-01T10:00:00Z' --set 'event.coupons[0].closesAt=2026-11-30T00:00:00Z'
 must_fail "a load test script that is not shipped" "not one of loadtests" \
   --set loadtest.enabled=true --set loadtest.script=nope.js
 must_fail "min.insync.replicas equal to the replication factor" "minInsyncReplicas" --set kafka.topic.minInsyncReplicas=3
