@@ -77,8 +77,10 @@ tool_helm() {
   go_build_wrapped helm "$HELM_VERSION" helm.sh/helm/v4/cmd/helm "helm.sh/helm/v4 $HELM_VERSION"
 }
 tool_helm_unittest() {
+  # replace directives of a dependency's go.mod do not apply in a wrapper module: repeat its one
   go_build_wrapped helm-unittest "$HELM_UNITTEST_VERSION" github.com/helm-unittest/helm-unittest/cmd/helm-unittest \
-    "github.com/helm-unittest/helm-unittest $HELM_UNITTEST_VERSION"
+    "github.com/helm-unittest/helm-unittest $HELM_UNITTEST_VERSION" \
+    "replace github.com/vmware-labs/yaml-jsonpath v0.3.2 => github.com/helm-unittest/yaml-jsonpath v0.4.0"
 }
 tool_k6() {
   go_build_wrapped k6 "$K6_VERSION" go.k6.io/k6 "go.k6.io/k6 $K6_VERSION"
