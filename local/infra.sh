@@ -41,9 +41,9 @@ cmd_up() {
   t=$(now_ms); kafka_launch
   mariadb_up; log "mariadb ready on $MARIADB_PORT ($(elapsed "$t"))"
   redis_up; log "redis cluster ok on ${REDIS_PORTS[0]}-${REDIS_PORTS[5]} ($(elapsed "$t"))"
-  kafka_wait_started "${KAFKA_START_TIMEOUT:-240}"; log "kafka nodes started ($(elapsed "$t"))"
+  kafka_wait_started; log "kafka nodes started ($(elapsed "$t"))"
   kafka_create_topics
-  kafka_wait_healthy 120; log "kafka topics $KAFKA_TOPIC ($KAFKA_TOPIC_PARTITIONS) and $KAFKA_DLT ($KAFKA_DLT_PARTITIONS) ready ($(elapsed "$t"))"
+  kafka_wait_healthy; log "kafka topics $KAFKA_TOPIC ($KAFKA_TOPIC_PARTITIONS) and $KAFKA_DLT ($KAFKA_DLT_PARTITIONS) ready ($(elapsed "$t"))"
   log "infra up in $(elapsed "$t0"); eval \"\$(local/infra.sh env)\" for the variables"
 }
 
@@ -62,8 +62,8 @@ cmd_status() {
 cmd_kafka_start() {
   local t; t=$(now_ms)
   kafka_launch "$@"
-  kafka_wait_started "${KAFKA_START_TIMEOUT:-240}"
-  kafka_wait_healthy 90
+  kafka_wait_started
+  kafka_wait_healthy
   log "kafka healthy ($(elapsed "$t"))"
 }
 

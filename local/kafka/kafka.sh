@@ -10,6 +10,9 @@ KAFKA_DLT=${COUPON_KAFKA_DEAD_LETTER_TOPIC:-coupon-issuance-dlt}
 KAFKA_TOPIC_PARTITIONS=12
 KAFKA_DLT_PARTITIONS=3
 KAFKA_HEAP_OPTS=${KAFKA_HEAP_OPTS:--Xms512m -Xmx512m}
+# Patient defaults: three JVMs starting on a busy 2-core machine take minutes.
+KAFKA_START_TIMEOUT=${KAFKA_START_TIMEOUT:-240}
+KAFKA_HEALTHY_TIMEOUT=${KAFKA_HEALTHY_TIMEOUT:-120}
 # C1 only: three brokers' C2 compilers otherwise take a core for minutes after start on a 2-core
 # box, and the local event rates are far below what C1-compiled brokers sustain.
 KAFKA_JIT_OPTS=${KAFKA_JIT_OPTS:--XX:TieredStopAtLevel=1 -XX:ParallelGCThreads=1 -XX:ConcGCThreads=1}
@@ -126,7 +129,7 @@ kafka_healthy() {
 }
 
 kafka_wait_started() {
-  local deadline=$(( $(date +%s) + ${1:-90} )) rc
+  local deadline=$(( $(date +%s) + ${1:-$KAFKA_START_TIMEOUT} )) rc
   while :; do
     rc=0; kafka_all_started || rc=$?   # plain `f; rc=$?` would end the script under set -e
     [ $rc = 0 ] && return 0
@@ -171,7 +174,7 @@ kafka_create_topics() {
   cat "$KAFKA_DIR/topics.err" >&2; return 1
 }
 
-kafka_wait_healthy() { wait_until "${1:-90}" "every kafka partition to be fully replicated" kafka_healthy; }
+kafka_wait_healthy() { wait_until "${1:-$KAFKA_HEALTHY_TIMEOUT}" "every kafka partition to be fully replicated" kafka_healthy; }
 
 kafka_stop() { local n; for n in "${@:-${KAFKA_NODES[@]}}"; do stop_pid "kafka-$n" TERM 30 & done; wait; }
 

@@ -36,9 +36,11 @@ redis_up() {
   # A node that restarted from its nodes.conf rejoins its old cluster by itself.
   if wait_until 3 "" redis_all_ok 2>/dev/null; then return 0; fi
   local fresh=1 formed=1
+  local known slots
   for p in "${REDIS_PORTS[@]}"; do
-    [ "$(redis_info "$p" cluster_known_nodes)" = 1 ] && [ "$(redis_info "$p" cluster_slots_assigned)" = 0 ] || fresh=0
-    [ "$(redis_info "$p" cluster_known_nodes)" = 6 ] && [ "$(redis_info "$p" cluster_slots_assigned)" = 16384 ] || formed=0
+    known=$(redis_info "$p" cluster_known_nodes); slots=$(redis_info "$p" cluster_slots_assigned)
+    [ "$known" = 1 ] && [ "$slots" = 0 ] || fresh=0
+    [ "$known" = 6 ] && [ "$slots" = 16384 ] || formed=0
   done
   if [ $formed = 1 ]; then
     # The cluster exists (restarted nodes, or a busy machine): let it settle, never wipe it.

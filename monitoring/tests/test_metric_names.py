@@ -1,7 +1,12 @@
 """Every metric a dashboard or rule reads must exist: recording rules defined here, exporter/k6/
 kube-state-metrics names pinned in monitoring/exporter-metrics.txt, and our services' names on their
 real /actuator/prometheus (test_live_metrics.py)."""
-from conftest import exporter_metrics, referenced_metrics
+import re
+import textwrap
+
+import yaml
+
+from conftest import ROOT, exporter_metrics, referenced_metrics
 from promql import metric_names
 
 # Name prefixes of meters our services publish (contract: coupon_* plus Spring Boot/Micrometer).
@@ -52,12 +57,6 @@ def test_tokenizer_finds_names_and_skips_labels_and_functions():
 def jmx_rule_outputs():
     """Names the chart's JMX exporter rules can emit: each `$1` expanded over the alternatives of
     the pattern's first group, lower-cased as `lowercaseOutputName: true` does."""
-    import re
-    import textwrap
-
-    import yaml
-    from conftest import ROOT
-
     text = (ROOT / "templates" / "kafka-metrics-configmap.yaml").read_text()
     # the exporter config is the literal block under the key; the rest of the file is templated
     block = text.split("kafka-metrics-config.yml: |\n", 1)[1]

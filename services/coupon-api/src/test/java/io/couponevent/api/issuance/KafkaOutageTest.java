@@ -2,6 +2,7 @@ package io.couponevent.api.issuance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
 
@@ -37,7 +38,7 @@ class KafkaOutageTest {
 
     @Test
     void failedSendReleasesTheReservation() throws Exception {
-        java.time.Duration sendTimeout = issuance.sendTimeout();
+        Duration sendTimeout = issuance.sendTimeout();
         Api api = new Api(env.getRequiredProperty("local.server.port", Integer.class));
         long id = Harness.uniqueCouponId();
         Instant now = Instant.now();
