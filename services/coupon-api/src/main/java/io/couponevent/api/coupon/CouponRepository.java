@@ -2,13 +2,14 @@ package io.couponevent.api.coupon;
 
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+
+import io.couponevent.common.jdbc.SqlDateTime;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
@@ -53,7 +54,7 @@ public class CouponRepository {
                 CouponRepository::coupon, id).stream().findFirst();
         if (existing.isEmpty()) {
             jdbc.update("INSERT INTO coupons (id, name, quantity, opens_at, closes_at, paused, version) VALUES (?, ?, ?, ?, ?, FALSE, 1)",
-                    id, name, quantity, Timestamp.from(opensAt), Timestamp.from(closesAt));
+                    id, name, quantity, SqlDateTime.of(opensAt), SqlDateTime.of(closesAt));
         } else {
             Integer highestIssued = jdbc.queryForObject(
                     "SELECT MAX(slot) FROM issued_coupons WHERE coupon_id = ?", Integer.class, id);
@@ -62,7 +63,7 @@ public class CouponRepository {
             }
             jdbc.update("UPDATE coupons SET name = ?, quantity = ?, opens_at = ?, closes_at = ?, version = version + 1, "
                     + "updated_at = CURRENT_TIMESTAMP(3) WHERE id = ?",
-                    name, quantity, Timestamp.from(opensAt), Timestamp.from(closesAt), id);
+                    name, quantity, SqlDateTime.of(opensAt), SqlDateTime.of(closesAt), id);
             jdbc.update("DELETE FROM coupon_slots WHERE coupon_id = ? AND slot > ?", id, quantity);
         }
         insertMissingSlots(id, quantity);
@@ -131,12 +132,12 @@ public class CouponRepository {
 
     private static Coupon coupon(ResultSet rs, int row) throws SQLException {
         return new Coupon(rs.getLong("id"), rs.getString("name"), rs.getInt("quantity"),
-                rs.getTimestamp("opens_at").toInstant(), rs.getTimestamp("closes_at").toInstant(),
+                SqlDateTime.read(rs, "opens_at"), SqlDateTime.read(rs, "closes_at"),
                 rs.getBoolean("paused"), rs.getLong("version"));
     }
 
     private static IssuedRow issued(ResultSet rs, int row) throws SQLException {
         return new IssuedRow(rs.getString("user_id"), rs.getInt("slot"),
-                rs.getTimestamp("reserved_at").toInstant(), rs.getTimestamp("issued_at").toInstant());
+                SqlDateTime.read(rs, "reserved_at"), SqlDateTime.read(rs, "issued_at"));
     }
 }

@@ -2,13 +2,13 @@ package io.couponevent.api.web;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 
 import io.couponevent.api.issuance.ReservationStore;
+import io.couponevent.common.jdbc.SqlDateTime;
 import io.couponevent.api.support.Api;
 import io.couponevent.api.support.Api.Reply;
 import io.couponevent.api.support.Harness;
@@ -115,7 +115,7 @@ class IssuanceApiTest {
         var reservation = store.find(id, user).orElseThrow();
         // What coupon-consumer writes for this reservation.
         jdbc.update("INSERT INTO issued_coupons (coupon_id, user_id, slot, event_id, reserved_at) VALUES (?, ?, ?, ?, ?)",
-                id, user, reservation.slot(), UUID.randomUUID().toString(), Timestamp.from(reservation.reservedAt()));
+                id, user, reservation.slot(), UUID.randomUUID().toString(), SqlDateTime.of(reservation.reservedAt()));
         Reply me = api.call("GET", "/api/v1/coupons/" + id + "/issuances/me", Tokens.user(user), null, null);
         assertThat(me.body().get("status").asString()).isEqualTo("ISSUED");
         assertThat(Instant.parse(me.body().get("issuedAt").asString())).isBefore(Instant.now().plusSeconds(5));

@@ -1,10 +1,9 @@
 package io.couponevent.consumer.persist;
 
 import io.couponevent.common.IssuanceEvent;
+import io.couponevent.common.jdbc.SqlDateTime;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.time.LocalDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -72,7 +71,7 @@ public class IssuedCouponRepository {
                 ps.setString(2, e.userId());
                 ps.setInt(3, e.slot());
                 ps.setString(4, e.eventId().toString());
-                ps.setObject(5, LocalDateTime.ofInstant(e.reservedAt(), ZoneOffset.UTC));
+                ps.setString(5, SqlDateTime.of(e.reservedAt()));
             }
 
             @Override

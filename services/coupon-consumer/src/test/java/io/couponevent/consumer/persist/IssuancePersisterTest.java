@@ -7,6 +7,7 @@ import static io.couponevent.consumer.support.Harness.rows;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.couponevent.common.IssuanceEvent;
+import io.couponevent.common.jdbc.SqlDateTime;
 import io.couponevent.consumer.support.IntegrationTest;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -50,7 +51,7 @@ class IssuancePersisterTest extends IntegrationTest {
         assertThat(rows(jdbc, coupon)).isEqualTo(4);
 
         Instant stored = jdbc.queryForObject("SELECT reserved_at FROM issued_coupons WHERE coupon_id = ? AND user_id = 'a'",
-                (rs, n) -> rs.getObject(1, java.time.LocalDateTime.class).toInstant(java.time.ZoneOffset.UTC), coupon);
+                (rs, n) -> SqlDateTime.read(rs, "reserved_at"), coupon);
         assertThat(stored).isEqualTo(a.reservedAt());
     }
 
