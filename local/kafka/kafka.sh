@@ -11,11 +11,12 @@ KAFKA_TOPIC_PARTITIONS=12
 KAFKA_DLT_PARTITIONS=3
 KAFKA_HEAP_OPTS=${KAFKA_HEAP_OPTS:--Xms512m -Xmx512m}
 # Patient defaults: three JVMs starting on a busy 2-core machine take minutes.
-KAFKA_START_TIMEOUT=${KAFKA_START_TIMEOUT:-240}
+KAFKA_START_TIMEOUT=${KAFKA_START_TIMEOUT:-420}
 KAFKA_HEALTHY_TIMEOUT=${KAFKA_HEALTHY_TIMEOUT:-120}
+# Serial GC: no concurrent GC threads waking up on an idle broker; a 512 MB heap collects in ms.
 # C1 only: three brokers' C2 compilers otherwise take a core for minutes after start on a 2-core
 # box, and the local event rates are far below what C1-compiled brokers sustain.
-KAFKA_JIT_OPTS=${KAFKA_JIT_OPTS:--XX:TieredStopAtLevel=1 -XX:ParallelGCThreads=1 -XX:ConcGCThreads=1}
+KAFKA_JIT_OPTS=${KAFKA_JIT_OPTS:--XX:TieredStopAtLevel=1}
 
 kafka_voters() {
   local IFS=,; local a=(); for n in "${KAFKA_NODES[@]}"; do a+=("$n@127.0.0.1:$(kafka_controller_port "$n")"); done; echo "${a[*]}"
@@ -72,11 +73,20 @@ controller.quorum.election.timeout.ms=5000
 controller.quorum.election.backoff.max.ms=2000
 controller.quorum.fetch.timeout.ms=10000
 controller.quorum.request.timeout.ms=10000
-# a 2-core laptop, not a data centre
+# A 2-core box, not a data centre. On a shared, virtualised 2-core machine an idle broker's cost is
+# its wake-ups (thread pools polling, long-poll fetches, timers), not its work, so fewer threads
+# and less frequent idle polling; measured in docs/performance.md ("idle Kafka").
 num.network.threads=2
-num.io.threads=4
-num.recovery.threads.per.data.dir=2
-background.threads=4
+num.io.threads=2
+num.recovery.threads.per.data.dir=1
+background.threads=2
+group.coordinator.threads=1
+share.coordinator.threads=1
+# Followers' long-poll on an idle leader: new data still returns a fetch at once (acks=all latency
+# is unchanged), an idle partition costs a round trip per 5 s instead of per 0.5 s.
+replica.fetch.wait.max.ms=5000
+# The active controller appends a no-op every interval so followers see it alive; 0.5 s by default.
+metadata.max.idle.interval.ms=5000
 log.retention.hours=24
 log.segment.bytes=67108864
 PROPS
@@ -105,7 +115,7 @@ kafka_start_node() {
   : > "$dir/server.log"
   # shellcheck disable=SC2046,SC2086 # options are lists of words
   start_bg "kafka-$n" "$dir/server.log" "$dir/server.properties" \
-    "$JAVA" $KAFKA_HEAP_OPTS $KAFKA_JIT_OPTS $(cds_opts "$dir/broker") -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:+ExitOnOutOfMemoryError \
+    "$JAVA" $KAFKA_HEAP_OPTS $KAFKA_JIT_OPTS $(cds_opts "$dir/broker") -XX:+UseSerialGC -XX:-UsePerfData -XX:+ExitOnOutOfMemoryError \
       -Djava.awt.headless=true -Dkafka.logs.dir="$dir" \
       -Dlog4j2.configurationFile="$LOCAL_DIR/kafka/log4j2.properties" \
       -cp "$KAFKA_HOME/libs/*" kafka.Kafka "$dir/server.properties"
