@@ -4,14 +4,19 @@
 # Usage: local/services.sh up|down|status|logs [api|consumer]...
 # Environment: PORT_OFFSET, RUN_DIR (as for infra.sh); JAVA_OPTS (both), API_JAVA_OPTS,
 # CONSUMER_JAVA_OPTS (added after it); API_ARGS, CONSUMER_ARGS (extra program arguments);
-# SERVICES_START_TIMEOUT (s, default 180); SERVICES_STOP_TIMEOUT (s, default 40).
+# SERVICES_START_TIMEOUT (s, default 420); SERVICES_STOP_TIMEOUT (s, default 40);
+# LOCAL_DB_CONNECT_TIMEOUT_MS (default 30000).
 set -euo pipefail
 LOG_TAG=services
 # shellcheck source=lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
 JAVA_OPTS=${JAVA_OPTS:--Xms256m -Xmx1g -XX:+UseG1GC -XX:+ExitOnOutOfMemoryError}
-START_TIMEOUT=${SERVICES_START_TIMEOUT:-180}
+# Patient: two Spring Boot JVMs beside Kafka on a busy 2-core box took 4 min to start.
+START_TIMEOUT=${SERVICES_START_TIMEOUT:-420}
+# The services' own DB connect timeouts (2-5 s) suit a cluster; here a loaded MariaDB answered a
+# handshake slower than that and Flyway failed the consumer's start.
+DB_CONNECT_TIMEOUT_MS=${LOCAL_DB_CONNECT_TIMEOUT_MS:-30000}
 # the services drain for up to 20 s (spring.lifecycle.timeout-per-shutdown-phase) per phase
 STOP_TIMEOUT=${SERVICES_STOP_TIMEOUT:-40}
 JWT_SECRET=${COUPON_SECURITY_JWT_SECRET:-local-dev-secret-change-me-0123456789abcdef}
@@ -45,7 +50,7 @@ svc_start() {
   # shellcheck disable=SC2046,SC2086 # option strings are lists of words
   start_bg "$name" "$logf" "-Dlocal.harness.run-dir=$RUN_DIR" \
     env $(infra_env) SERVER_PORT="$(svc_port "$name")" MANAGEMENT_SERVER_PORT="$(svc_mgmt_port "$name")" \
-      COUPON_SECURITY_JWT_SECRET="$JWT_SECRET" \
+      COUPON_SECURITY_JWT_SECRET="$JWT_SECRET" SPRING_DATASOURCE_HIKARI_CONNECTION_TIMEOUT="$DB_CONNECT_TIMEOUT_MS" \
       "$JAVA" $JAVA_OPTS $(svc_java_opts "$name") -Dlocal.harness.run-dir="$RUN_DIR" -jar "$jar" $(svc_args "$name")
   log "$name: started pid $(pid_of "$name") from ${jar#"$ROOT"/}, log $logf"
 }
