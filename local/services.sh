@@ -16,6 +16,8 @@ JAVA_OPTS=${JAVA_OPTS:--Xms256m -Xmx1g -XX:+UseG1GC -XX:+ExitOnOutOfMemoryError}
 START_TIMEOUT=${SERVICES_START_TIMEOUT:-420}
 # The services' own DB connect timeouts (2-5 s) suit a cluster; here a loaded MariaDB answered a
 # handshake slower than that and Flyway failed the consumer's start.
+# (CONNECTIONTIMEOUT, one word: CONNECTION_TIMEOUT would bind the bean property "connection", whose
+# getter opens the pool before the rest of its configuration is bound.)
 DB_CONNECT_TIMEOUT_MS=${LOCAL_DB_CONNECT_TIMEOUT_MS:-30000}
 # the services drain for up to 20 s (spring.lifecycle.timeout-per-shutdown-phase) per phase
 STOP_TIMEOUT=${SERVICES_STOP_TIMEOUT:-40}
@@ -50,7 +52,7 @@ svc_start() {
   # shellcheck disable=SC2046,SC2086 # option strings are lists of words
   start_bg "$name" "$logf" "-Dlocal.harness.run-dir=$RUN_DIR" \
     env $(infra_env) SERVER_PORT="$(svc_port "$name")" MANAGEMENT_SERVER_PORT="$(svc_mgmt_port "$name")" \
-      COUPON_SECURITY_JWT_SECRET="$JWT_SECRET" SPRING_DATASOURCE_HIKARI_CONNECTION_TIMEOUT="$DB_CONNECT_TIMEOUT_MS" \
+      COUPON_SECURITY_JWT_SECRET="$JWT_SECRET" SPRING_DATASOURCE_HIKARI_CONNECTIONTIMEOUT="$DB_CONNECT_TIMEOUT_MS" \
       "$JAVA" $JAVA_OPTS $(svc_java_opts "$name") -Dlocal.harness.run-dir="$RUN_DIR" -jar "$jar" $(svc_args "$name")
   log "$name: started pid $(pid_of "$name") from ${jar#"$ROOT"/}, log $logf"
 }
