@@ -13,10 +13,12 @@ KAFKA_HEAP_OPTS=${KAFKA_HEAP_OPTS:--Xms512m -Xmx512m}
 # Patient defaults: three JVMs starting on a busy 2-core machine take minutes.
 KAFKA_START_TIMEOUT=${KAFKA_START_TIMEOUT:-420}
 KAFKA_HEALTHY_TIMEOUT=${KAFKA_HEALTHY_TIMEOUT:-120}
-# Serial GC: no concurrent GC threads waking up on an idle broker; a 512 MB heap collects in ms.
 # C1 only: three brokers' C2 compilers otherwise take a core for minutes after start on a 2-core
 # box, and the local event rates are far below what C1-compiled brokers sustain.
 KAFKA_JIT_OPTS=${KAFKA_JIT_OPTS:--XX:TieredStopAtLevel=1}
+# Serial GC and no perf-data sampling: no concurrent GC or sampler threads waking up on an idle
+# broker; a 512 MB heap collects in milliseconds.
+KAFKA_GC_OPTS=${KAFKA_GC_OPTS:--XX:+UseSerialGC -XX:-UsePerfData}
 
 kafka_voters() {
   local IFS=,; local a=(); for n in "${KAFKA_NODES[@]}"; do a+=("$n@127.0.0.1:$(kafka_controller_port "$n")"); done; echo "${a[*]}"
@@ -115,7 +117,7 @@ kafka_start_node() {
   : > "$dir/server.log"
   # shellcheck disable=SC2046,SC2086 # options are lists of words
   start_bg "kafka-$n" "$dir/server.log" "$dir/server.properties" \
-    "$JAVA" $KAFKA_HEAP_OPTS $KAFKA_JIT_OPTS $(cds_opts "$dir/broker") -XX:+UseSerialGC -XX:-UsePerfData -XX:+ExitOnOutOfMemoryError \
+    "$JAVA" $KAFKA_HEAP_OPTS $KAFKA_JIT_OPTS $KAFKA_GC_OPTS $(cds_opts "$dir/broker") -XX:+ExitOnOutOfMemoryError \
       -Djava.awt.headless=true -Dkafka.logs.dir="$dir" \
       -Dlog4j2.configurationFile="$LOCAL_DIR/kafka/log4j2.properties" \
       -cp "$KAFKA_HOME/libs/*" kafka.Kafka "$dir/server.properties"

@@ -8,12 +8,12 @@ import java.util.List;
 import java.util.UUID;
 
 import io.couponevent.api.issuance.ReservationStore;
-import io.couponevent.common.jdbc.SqlDateTime;
 import io.couponevent.api.support.Api;
 import io.couponevent.api.support.Api.Reply;
 import io.couponevent.api.support.Harness;
 import io.couponevent.api.support.Tokens;
 import io.couponevent.api.support.TopicProbe;
+import io.couponevent.common.jdbc.SqlDateTime;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;

@@ -1,8 +1,8 @@
 package io.couponevent.consumer.support;
 
+import io.couponevent.common.jdbc.SqlDateTime;
 import java.time.Instant;
-import java.time.LocalDateTime;
-import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -25,9 +25,10 @@ public final class Harness {
 
     /** A coupon with slots {@code 1..quantity}, open for a day, as coupon-api registers it. */
     public static void createCoupon(JdbcTemplate jdbc, long couponId, int quantity) {
-        LocalDateTime now = LocalDateTime.ofInstant(Instant.now(), ZoneOffset.UTC);
+        Instant now = Instant.now();
         jdbc.update("INSERT INTO coupons (id, name, quantity, opens_at, closes_at) VALUES (?, ?, ?, ?, ?)",
-                couponId, "test " + couponId, quantity, now.minusHours(1), now.plusDays(1));
+                couponId, "test " + couponId, quantity, SqlDateTime.of(now.minus(1, ChronoUnit.HOURS)),
+                SqlDateTime.of(now.plus(1, ChronoUnit.DAYS)));
         List<Object[]> slots = new ArrayList<>();
         for (int slot = 1; slot <= quantity; slot++) {
             slots.add(new Object[] {couponId, slot});
