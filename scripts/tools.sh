@@ -41,10 +41,10 @@ to_cache() { mkdir -p "$CACHE" && cp "$BIN/$1" "$CACHE/$1-$2.tmp" && mv "$CACHE/
 
 with_lock() { local name=$1; shift; ( flock 9; "$@" ) 9>"$TOOLS/locks/$name.lock"; }
 
-# go_tool NAME VERSION PKG MODULE[@VERSION] [extra go.mod lines]: builds PKG inside a throwaway
-# wrapper module so the version is pinned by go.mod, not by @latest.
+# go_build_wrapped NAME VERSION PKG MODULE[@VERSION] [extra go.mod lines] [extra -ldflags]: builds
+# PKG inside a throwaway wrapper module so the version is pinned by go.mod, not by @latest.
 go_build_wrapped() {
-  local name=$1 version=$2 pkg=$3 require=$4 extra=${5:-}
+  local name=$1 version=$2 pkg=$3 require=$4 extra=${5:-} ldflags=${6:-}
   have "$name" "$version" && return 0
   from_cache "$name" "$version" && return 0
   log "building $name $version (first time takes minutes; cached afterwards)"
@@ -67,7 +67,7 @@ package tools
 import _ "$pkg"
 GOSRC
   ( cd "$dir" && GOFLAGS=-mod=mod go mod tidy -e >/dev/null 2>&1 || true
-    cd "$dir" && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o "$BIN/$name" "$pkg" )
+    cd "$dir" && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -ldflags="-s -w $ldflags" -o "$BIN/$name" "$pkg" )
   mark "$name" "$version"
   to_cache "$name" "$version"
   log "built $name $version in $((SECONDS - t0)) s"
@@ -92,8 +92,8 @@ tool_etcd() {
 # each of them with the published release of the same minor. kube-apiserver and kubectl share it.
 kube_build() {
   local name=$1 pkg=$2
-  have "$name" "$KUBERNETES_VERSION" && return 0
-  from_cache "$name" "$KUBERNETES_VERSION" && return 0
+  have "$name" "$KUBERNETES_VERSION-stamped" && return 0
+  from_cache "$name" "$KUBERNETES_VERSION-stamped" && return 0
   local gomod extra="replace (" s
   gomod=$(cd "$TOOLS/src" && GOFLAGS=-mod=mod go mod download -json "k8s.io/kubernetes@$KUBERNETES_VERSION" \
     | python3 -c 'import json,sys; print(json.load(sys.stdin)["GoMod"])')
@@ -101,7 +101,14 @@ kube_build() {
     extra+=$'\n'"  k8s.io/$s => k8s.io/$s $KUBE_STAGING_VERSION"
   done
   extra+=$'\n)'
-  go_build_wrapped "$name" "$KUBERNETES_VERSION" "$pkg" "k8s.io/kubernetes $KUBERNETES_VERSION" "$extra"
+  # Without the version stamps Kubernetes' own build sets, the server reports v0.0.0-master and helm
+  # refuses every chart with a kubeVersion constraint. The stamp is part of the cache key.
+  local minor=${KUBERNETES_VERSION#v1.} ldflags="" p
+  minor=${minor%%.*}
+  for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    ldflags+=" -X $p.gitVersion=$KUBERNETES_VERSION -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean"
+  done
+  go_build_wrapped "$name" "$KUBERNETES_VERSION-stamped" "$pkg" "k8s.io/kubernetes $KUBERNETES_VERSION" "$extra" "$ldflags"
 }
 tool_kube_apiserver() { kube_build kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver; }
 tool_kubectl() { kube_build kubectl k8s.io/kubernetes/cmd/kubectl; }
