@@ -1,15 +1,19 @@
+{{- /* A fixed component name, not the chart's: the umbrella aliases this chart as couponApi, Helm then
+reports the alias as the chart name, and Kubernetes object names must be lowercase. */ -}}
+{{- define "coupon-api.name" -}}coupon-api{{- end -}}
+
 {{- define "coupon-api.fullname" -}}
 {{- /* Same name the umbrella uses for it (coupon-event.apiServiceName / consumerName). */ -}}
-{{- printf "%s-%s" (.Release.Name | trunc (int (sub 62 (len .Chart.Name))) | trimSuffix "-") .Chart.Name -}}
+{{- printf "%s-coupon-api" (.Release.Name | trunc 52 | trimSuffix "-") -}}
 {{- end -}}
 
 {{- define "coupon-api.selectorLabels" -}}
-app.kubernetes.io/name: {{ .Chart.Name }}
+app.kubernetes.io/name: {{ include "coupon-api.name" . }}
 app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 
 {{- define "coupon-api.labels" -}}
-helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
+helm.sh/chart: {{ printf "%s-%s" (include "coupon-api.name" .) .Chart.Version }}
 {{ include "coupon-api.selectorLabels" . }}
 app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 app.kubernetes.io/component: api

@@ -1,15 +1,19 @@
+{{- /* A fixed component name, not the chart's: the umbrella aliases this chart as couponConsumer, Helm then
+reports the alias as the chart name, and Kubernetes object names must be lowercase. */ -}}
+{{- define "coupon-consumer.name" -}}coupon-consumer{{- end -}}
+
 {{- define "coupon-consumer.fullname" -}}
 {{- /* Same name the umbrella uses for it (coupon-event.apiServiceName / consumerName). */ -}}
-{{- printf "%s-%s" (.Release.Name | trunc (int (sub 62 (len .Chart.Name))) | trimSuffix "-") .Chart.Name -}}
+{{- printf "%s-coupon-consumer" (.Release.Name | trunc 47 | trimSuffix "-") -}}
 {{- end -}}
 
 {{- define "coupon-consumer.selectorLabels" -}}
-app.kubernetes.io/name: {{ .Chart.Name }}
+app.kubernetes.io/name: {{ include "coupon-consumer.name" . }}
 app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 
 {{- define "coupon-consumer.labels" -}}
-helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
+helm.sh/chart: {{ printf "%s-%s" (include "coupon-consumer.name" .) .Chart.Version }}
 {{ include "coupon-consumer.selectorLabels" . }}
 app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 app.kubernetes.io/component: consumer
