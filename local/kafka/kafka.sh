@@ -140,12 +140,27 @@ kafka_healthy() {
   [ -z "$out" ]
 }
 
+# A node starved of CPU while it starts can give up ("fatal error while waiting for the controller to
+# acknowledge that we are caught up") and exit; it is started again, up to KAFKA_START_RETRIES times.
+kafka_restart_exited() {
+  local n
+  for n in "${KAFKA_NODES[@]}"; do
+    is_running "kafka-$n" && continue
+    log "kafka node $n exited while starting; starting it again (server.log kept as server.log.failed)"
+    cp "$KAFKA_DIR/$n/server.log" "$KAFKA_DIR/$n/server.log.failed" 2>/dev/null || true
+    kafka_start_node "$n"
+  done
+}
+
 kafka_wait_started() {
-  local deadline=$(( $(date +%s) + ${1:-$KAFKA_START_TIMEOUT} )) rc
+  local deadline=$(( $(date +%s) + ${1:-$KAFKA_START_TIMEOUT} )) rc retries=${KAFKA_START_RETRIES:-2}
   while :; do
     rc=0; kafka_all_started || rc=$?   # plain `f; rc=$?` would end the script under set -e
     [ $rc = 0 ] && return 0
-    [ $rc = 2 ] && return 1
+    if [ $rc = 2 ]; then
+      [ "$retries" -gt 0 ] || return 1
+      retries=$((retries - 1)); kafka_restart_exited
+    fi
     [ "$(date +%s)" -lt "$deadline" ] || { log "timed out waiting for the kafka nodes to start"; return 1; }
     sleep 0.5
   done

@@ -68,7 +68,7 @@ EOF
 }
 
 wait_ready() {
-  local port=$1 token=$2 deadline=$(( $(date +%s) + ${APISERVER_READY_TIMEOUT:-180} ))
+  local port=$1 token=$2 deadline=$(( $(date +%s) + ${APISERVER_READY_TIMEOUT:-420} ))
   while [ "$(date +%s)" -lt "$deadline" ]; do
     if curl -fsS --max-time 2 --cacert "$DIR/pki/ca.crt" -H "Authorization: Bearer $token" \
         "https://127.0.0.1:$port/readyz" >/dev/null 2>&1; then
@@ -77,7 +77,7 @@ wait_ready() {
     alive kube-apiserver || { log "kube-apiserver exited; last log lines:"; tail -n 30 "$DIR/kube-apiserver.log" >&2; return 1; }
     sleep 0.1
   done
-  log "kube-apiserver not ready after ${APISERVER_READY_TIMEOUT:-180} s"; tail -n 30 "$DIR/kube-apiserver.log" >&2; return 1
+  log "kube-apiserver not ready after ${APISERVER_READY_TIMEOUT:-420} s"; tail -n 30 "$DIR/kube-apiserver.log" >&2; return 1
 }
 
 up() {
