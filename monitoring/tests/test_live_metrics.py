@@ -48,7 +48,8 @@ def call(method, url, user=None, admin=False, body=None):
         headers["Content-Type"] = "application/json"
     req = urllib.request.Request(url, data=data, method=method, headers=headers)
     try:
-        with urllib.request.urlopen(req, timeout=10) as resp:
+        # Generous: the first requests to a just-started JVM on a busy 2-core machine are slow.
+        with urllib.request.urlopen(req, timeout=60) as resp:
             return resp.status, resp.read().decode()
     except urllib.error.HTTPError as e:
         return e.code, e.read().decode()
@@ -57,7 +58,7 @@ def call(method, url, user=None, admin=False, body=None):
 def scrape(app):
     req = urllib.request.Request(MANAGEMENT[app] + "/actuator/prometheus",
                                  headers={"Accept": "text/plain;version=0.0.4"})
-    with urllib.request.urlopen(req, timeout=10) as resp:
+    with urllib.request.urlopen(req, timeout=60) as resp:
         text = resp.read().decode()
     samples = {}
     for line in text.splitlines():
