@@ -91,9 +91,10 @@ tool_etcd() {
 # k8s.io/kubernetes replaces its staging modules with ./staging paths; a wrapper module must replace
 # each of them with the published release of the same minor. kube-apiserver and kubectl share it.
 kube_build() {
-  local name=$1 pkg=$2
-  have "$name" "$KUBERNETES_VERSION-stamped" && return 0
-  from_cache "$name" "$KUBERNETES_VERSION-stamped" && return 0
+  # The version stamps (below) are part of the cache key: unstamped builds are not reused.
+  local name=$1 pkg=$2 key="$KUBERNETES_VERSION-stamped"
+  have "$name" "$key" && return 0
+  from_cache "$name" "$key" && return 0
   local gomod extra="replace (" s
   gomod=$(cd "$TOOLS/src" && GOFLAGS=-mod=mod go mod download -json "k8s.io/kubernetes@$KUBERNETES_VERSION" \
     | python3 -c 'import json,sys; print(json.load(sys.stdin)["GoMod"])')
@@ -102,13 +103,13 @@ kube_build() {
   done
   extra+=$'\n)'
   # Without the version stamps Kubernetes' own build sets, the server reports v0.0.0-master and helm
-  # refuses every chart with a kubeVersion constraint. The stamp is part of the cache key.
+  # refuses every chart with a kubeVersion constraint.
   local minor=${KUBERNETES_VERSION#v1.} ldflags="" p
   minor=${minor%%.*}
   for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
     ldflags+=" -X $p.gitVersion=$KUBERNETES_VERSION -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean"
   done
-  go_build_wrapped "$name" "$KUBERNETES_VERSION-stamped" "$pkg" "k8s.io/kubernetes $KUBERNETES_VERSION" "$extra" "$ldflags"
+  go_build_wrapped "$name" "$key" "$pkg" "k8s.io/kubernetes $KUBERNETES_VERSION" "$extra" "$ldflags"
 }
 tool_kube_apiserver() { kube_build kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver; }
 tool_kubectl() { kube_build kubectl k8s.io/kubernetes/cmd/kubectl; }

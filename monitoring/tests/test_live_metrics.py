@@ -23,6 +23,8 @@ OFFSET = int(os.environ.get("PORT_OFFSET", "0"))
 API = f"http://127.0.0.1:{8080 + OFFSET}"
 MANAGEMENT = {"coupon-api": f"http://127.0.0.1:{8081 + OFFSET}",
               "coupon-consumer": f"http://127.0.0.1:{8091 + OFFSET}"}
+# Generous: the first requests to a just-started JVM on a busy 2-core machine are slow.
+HTTP_TIMEOUT = 60
 SECRET = os.environ.get("COUPON_SECURITY_JWT_SECRET", "local-dev-secret-change-me-0123456789abcdef")
 
 
@@ -48,8 +50,7 @@ def call(method, url, user=None, admin=False, body=None):
         headers["Content-Type"] = "application/json"
     req = urllib.request.Request(url, data=data, method=method, headers=headers)
     try:
-        # Generous: the first requests to a just-started JVM on a busy 2-core machine are slow.
-        with urllib.request.urlopen(req, timeout=60) as resp:
+        with urllib.request.urlopen(req, timeout=HTTP_TIMEOUT) as resp:
             return resp.status, resp.read().decode()
     except urllib.error.HTTPError as e:
         return e.code, e.read().decode()
@@ -58,7 +59,7 @@ def call(method, url, user=None, admin=False, body=None):
 def scrape(app):
     req = urllib.request.Request(MANAGEMENT[app] + "/actuator/prometheus",
                                  headers={"Accept": "text/plain;version=0.0.4"})
-    with urllib.request.urlopen(req, timeout=60) as resp:
+    with urllib.request.urlopen(req, timeout=HTTP_TIMEOUT) as resp:
         text = resp.read().decode()
     samples = {}
     for line in text.splitlines():

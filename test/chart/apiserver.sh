@@ -16,6 +16,7 @@ DIR="${APISERVER_DIR:-$ROOT/.run/apiserver}"
 BIN="${TOOLS_BIN:-$ROOT/.tools/bin}"
 KUBECONFIG_FILE="$DIR/kubeconfig"
 SERVICE_CIDR=10.96.0.0/16
+READY_TIMEOUT=${APISERVER_READY_TIMEOUT:-420}   # s; the first start on a busy 2-core box is slow
 
 log() { printf '[apiserver] %s\n' "$*" >&2; }
 
@@ -68,7 +69,7 @@ EOF
 }
 
 wait_ready() {
-  local port=$1 token=$2 deadline=$(( $(date +%s) + ${APISERVER_READY_TIMEOUT:-420} ))
+  local port=$1 token=$2 deadline=$(( $(date +%s) + $READY_TIMEOUT ))
   while [ "$(date +%s)" -lt "$deadline" ]; do
     if curl -fsS --max-time 2 --cacert "$DIR/pki/ca.crt" -H "Authorization: Bearer $token" \
         "https://127.0.0.1:$port/readyz" >/dev/null 2>&1; then
@@ -77,7 +78,7 @@ wait_ready() {
     alive kube-apiserver || { log "kube-apiserver exited; last log lines:"; tail -n 30 "$DIR/kube-apiserver.log" >&2; return 1; }
     sleep 0.1
   done
-  log "kube-apiserver not ready after ${APISERVER_READY_TIMEOUT:-420} s"; tail -n 30 "$DIR/kube-apiserver.log" >&2; return 1
+  log "kube-apiserver not ready after $READY_TIMEOUT s"; tail -n 30 "$DIR/kube-apiserver.log" >&2; return 1
 }
 
 up() {

@@ -4,7 +4,7 @@ reports the alias as the chart name, and Kubernetes object names must be lowerca
 
 {{- define "coupon-api.fullname" -}}
 {{- /* Same name the umbrella uses for it (coupon-event.apiServiceName / consumerName). */ -}}
-{{- printf "%s-coupon-api" (.Release.Name | trunc 52 | trimSuffix "-") -}}
+{{- printf "%s-%s" (.Release.Name | trunc 52 | trimSuffix "-") (include "coupon-api.name" .) -}}
 {{- end -}}
 
 {{- define "coupon-api.selectorLabels" -}}

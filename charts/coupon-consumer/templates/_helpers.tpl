@@ -4,7 +4,7 @@ reports the alias as the chart name, and Kubernetes object names must be lowerca
 
 {{- define "coupon-consumer.fullname" -}}
 {{- /* Same name the umbrella uses for it (coupon-event.apiServiceName / consumerName). */ -}}
-{{- printf "%s-coupon-consumer" (.Release.Name | trunc 47 | trimSuffix "-") -}}
+{{- printf "%s-%s" (.Release.Name | trunc 47 | trimSuffix "-") (include "coupon-consumer.name" .) -}}
 {{- end -}}
 
 {{- define "coupon-consumer.selectorLabels" -}}
