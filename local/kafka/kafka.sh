@@ -69,6 +69,10 @@ broker.heartbeat.interval.ms=3000
 # quick rebalances, so fault tests finish quickly
 group.initial.rebalance.delay.ms=0
 controlled.shutdown.enable=true
+# A starting broker that has not registered with the quorum within this bound shuts itself down
+# (60 s by default). On a starved 2-core VM (30 % steal seen) registration RPCs time out for minutes
+# while all three nodes start at once; node 1 exited this way in a KafkaOutageTest restart.
+initial.broker.registration.timeout.ms=300000
 # KRaft defaults (1 s election, 2 s request/fetch timeouts) assume an idle data centre; on a busy
 # 2-core box vote responses arrive late and leadership flaps for minutes. Patient values elect once.
 controller.quorum.election.timeout.ms=5000
