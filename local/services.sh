@@ -4,7 +4,7 @@
 # Usage: local/services.sh up|down|status|logs [api|consumer]...
 # Environment: PORT_OFFSET, RUN_DIR (as for infra.sh); JAVA_OPTS (both), API_JAVA_OPTS,
 # CONSUMER_JAVA_OPTS (added after it); API_ARGS, CONSUMER_ARGS (extra program arguments);
-# SERVICES_START_TIMEOUT (s, default 420); SERVICES_STOP_TIMEOUT (s, default 40);
+# SERVICES_START_TIMEOUT (s, default 900: 754 s was seen on a starved 2-core VM); SERVICES_STOP_TIMEOUT (s, default 40);
 # LOCAL_DB_CONNECT_TIMEOUT_MS (default 30000).
 set -euo pipefail
 LOG_TAG=services
@@ -13,7 +13,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
 JAVA_OPTS=${JAVA_OPTS:--Xms256m -Xmx1g -XX:+UseG1GC -XX:+ExitOnOutOfMemoryError}
 # Patient: two Spring Boot JVMs beside Kafka on a busy 2-core box took 4 min to start.
-START_TIMEOUT=${SERVICES_START_TIMEOUT:-420}
+START_TIMEOUT=${SERVICES_START_TIMEOUT:-900}
 # The services' own DB connect timeouts (2-5 s) suit a cluster; here a loaded MariaDB answered a
 # handshake slower than that and Flyway failed the consumer's start.
 # (CONNECTIONTIMEOUT, one word: CONNECTION_TIMEOUT would bind the bean property "connection", whose

@@ -263,10 +263,12 @@ def services():
          [q(f"max by (instance) (kafka_consumer_fetch_manager_records_lag_max{{{sel}}})", "{{instance}}")])
 
     d.row("Redis (Lettuce) and MySQL (HikariCP)")
+    # Lettuce 7 under Spring Boot 4 records commands through the Observation API ("lettuce" timer,
+    # db_operation tag); the older lettuce_command_completion_* meters are not published.
     d.ts("Lettuce command latency", "Average and maximum completion time per Redis command (coupon-api).",
-         [q(f"sum by (command) (rate(lettuce_command_completion_seconds_sum{{{sel}}}[{RI}]))"
-            f" / sum by (command) (rate(lettuce_command_completion_seconds_count{{{sel}}}[{RI}]))", "avg {{command}}"),
-          q(f"max by (command) (lettuce_command_completion_seconds_max{{{sel}}})", "max {{command}}")], "s")
+         [q(f"sum by (db_operation) (rate(lettuce_seconds_sum{{{sel}}}[{RI}]))"
+            f" / sum by (db_operation) (rate(lettuce_seconds_count{{{sel}}}[{RI}]))", "avg {{db_operation}}"),
+          q(f"max by (db_operation) (lettuce_seconds_max{{{sel}}})", "max {{db_operation}}")], "s")
     d.ts("HikariCP connections", "Active, idle and pending connections and the pool size.",
          [q(f"sum(hikaricp_connections_active{{{sel}}})", "active"),
           q(f"sum(hikaricp_connections_idle{{{sel}}})", "idle"),
