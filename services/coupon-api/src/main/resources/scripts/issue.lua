@@ -2,8 +2,9 @@
 -- KEYS: 1 meta (hash), 2 issued (hash user -> "slot:reservedAtMs"), 3 next (counter), 4 free (list)
 -- ARGV: 1 userId
 -- Returns {code, slot, remaining, reservedAtMs}; code 1 accepted, -1 state missing, -2 not open,
--- -3 closed, -4 paused, -5 duplicate, -6 sold out.
-local meta = redis.call('HMGET', KEYS[1], 'quantity', 'opensAt', 'closesAt', 'paused')
+-- -3 closed, -4 paused, -5 duplicate, -6 sold out, -7 no stock free but some held (see release.lua):
+-- not sold out yet, as a held unit comes back when its send turns out not to have landed.
+local meta = redis.call('HMGET', KEYS[1], 'quantity', 'opensAt', 'closesAt', 'paused', 'held')
 -- Missing state is never fresh stock: it was lost and must be rebuilt from MySQL first.
 if not meta[1] then return {-1, 0, 0, 0} end
 local t = redis.call('TIME')
@@ -14,14 +15,21 @@ if now >= tonumber(meta[3]) then return {-3, 0, 0, now} end
 if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return {-5, 0, 0, now} end
 local quantity = tonumber(meta[1])
 local used = redis.call('HLEN', KEYS[2])
-if used >= quantity then return {-6, 0, 0, now} end
+local held = tonumber(meta[5] or '0')
+if used >= quantity then
+  if held > 0 then return {-7, 0, 0, now} end
+  return {-6, 0, 0, now}
+end
 -- Released slots first, so slot numbers stay within 1..quantity.
 local slot = redis.call('LPOP', KEYS[4])
 if slot then
   slot = tonumber(slot)
 else
   local next = tonumber(redis.call('GET', KEYS[3]) or '0')
-  if next >= quantity then return {-6, 0, 0, now} end
+  if next >= quantity then
+    if held > 0 then return {-7, 0, 0, now} end
+    return {-6, 0, 0, now}
+  end
   slot = redis.call('INCR', KEYS[3])
 end
 redis.call('HSET', KEYS[2], ARGV[1], slot .. ':' .. now)

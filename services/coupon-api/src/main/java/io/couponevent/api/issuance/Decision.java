@@ -5,7 +5,8 @@ import java.time.Instant;
 /** What the issue script decided. */
 public record Decision(Outcome outcome, int slot, long remaining, Instant reservedAt) {
 
-    public enum Outcome { ACCEPTED, STATE_MISSING, NOT_OPEN, CLOSED, PAUSED, DUPLICATE, SOLD_OUT }
+    /** {@code STOCK_HELD}: nothing free, but held slots may still come back (retry, not sold out). */
+    public enum Outcome { ACCEPTED, STATE_MISSING, NOT_OPEN, CLOSED, PAUSED, DUPLICATE, SOLD_OUT, STOCK_HELD }
 
     static Decision of(java.util.List<Long> reply) {
         Outcome outcome = switch (reply.get(0).intValue()) {
@@ -16,6 +17,7 @@ public record Decision(Outcome outcome, int slot, long remaining, Instant reserv
             case -4 -> Outcome.PAUSED;
             case -5 -> Outcome.DUPLICATE;
             case -6 -> Outcome.SOLD_OUT;
+            case -7 -> Outcome.STOCK_HELD;
             default -> throw new IllegalStateException("unexpected script reply " + reply);
         };
         return new Decision(outcome, reply.get(1).intValue(), reply.get(2), Instant.ofEpochMilli(reply.get(3)));

@@ -26,7 +26,7 @@ public class IssuanceMetrics {
 
     /** Every tag value the counters below can take; see {@link #IssuanceMetrics}. */
     static final String[] COMPENSATION_REASONS = {"timeout", "interrupted", "send_failed", "deferred", "stale"};
-    static final String[] RECONCILER_ACTIONS = {"rebuild", "release_stale", "adopt_row"};
+    static final String[] RECONCILER_ACTIONS = {"rebuild", "release_stale", "release_held", "adopt_row", "repoint_user"};
 
     public IssuanceMetrics(MeterRegistry registry) {
         this.registry = registry;

@@ -66,32 +66,46 @@ public class IssuancePublisher {
     public void send(long couponId, String userId, int slot, Instant reservedAt) {
         IssuanceEvent event = new IssuanceEvent(UUID.randomUUID(), couponId, userId, slot, reservedAt);
         String value = json.writeValueAsString(event);
+        java.util.concurrent.CompletableFuture<?> sent;
         try {
-            kafka.send(topic, event.key(), value).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            sent = kafka.send(topic, event.key(), value);
+        } catch (RuntimeException e) {
+            // KafkaProducer.send throws synchronously when metadata cannot be fetched in max.block.ms:
+            // the record never reached the producer's buffer, so it cannot land later.
+            throw new SendFailedException("send_failed", false, e);
+        }
+        // From here on a failure is ambiguous: a batch that timed out or lost its connection may
+        // still have been appended by the leader (and will then be consumed and persisted).
+        try {
+            sent.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-            throw new SendFailedException("timeout", e);
+            throw new SendFailedException("timeout", true, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new SendFailedException("interrupted", e);
+            throw new SendFailedException("interrupted", true, e);
         } catch (ExecutionException e) {
-            throw new SendFailedException("send_failed", e.getCause());
-        } catch (RuntimeException e) {
-            // KafkaProducer.send throws synchronously when metadata cannot be fetched in max.block.ms.
-            throw new SendFailedException("send_failed", e);
+            throw new SendFailedException("send_failed", true, e.getCause());
         }
     }
 
-    /** The record may not have reached Kafka; {@code reason} is the compensation metric's tag. */
+    /** The record was not acknowledged; {@code reason} is the compensation metric's tag. */
     public static class SendFailedException extends RuntimeException {
         private final String reason;
+        private final boolean mayHaveLanded;
 
-        SendFailedException(String reason, Throwable cause) {
+        SendFailedException(String reason, boolean mayHaveLanded, Throwable cause) {
             super("issuance message not acknowledged: " + reason, cause);
             this.reason = reason;
+            this.mayHaveLanded = mayHaveLanded;
         }
 
         public String reason() {
             return reason;
+        }
+
+        /** False only when the record never left this process; true when the broker may hold it. */
+        public boolean mayHaveLanded() {
+            return mayHaveLanded;
         }
     }
 }

@@ -77,6 +77,10 @@ public class IssuanceService {
                 metrics.record(couponId, "shed", start);
                 throw ApiException.unavailable("the coupon's state is being recovered, try again shortly");
             }
+            case STOCK_HELD -> {
+                metrics.record(couponId, "shed", start);
+                throw ApiException.unavailable("the last coupons are held while unconfirmed sends settle, try again shortly");
+            }
             case NOT_OPEN -> {
                 metrics.record(couponId, "not_open", start);
                 throw ApiException.forbidden("NOT_OPEN_YET", "the coupon event has not opened yet");
@@ -104,10 +108,17 @@ public class IssuanceService {
     }
 
     private void compensate(long couponId, String userId, int slot, SendFailedException cause) {
-        log.warn("send failed for coupon {} user {} slot {}, releasing the reservation: {}", couponId, userId, slot,
+        log.warn("send failed for coupon {} user {} slot {}, {} the reservation: {}", couponId, userId, slot,
+                cause.mayHaveLanded() ? "holding the slot of" : "releasing",
                 cause.getCause() == null ? cause.toString() : cause.getCause().toString());
         try {
-            store.release(couponId, userId, slot, true);
+            // A record that may still land keeps its slot held (see ReservationStore.hold): handing
+            // the slot to another user would make that user's record collide in MySQL, a lost 202.
+            if (cause.mayHaveLanded()) {
+                store.hold(couponId, userId, slot);
+            } else {
+                store.release(couponId, userId, slot, true);
+            }
             metrics.compensation(cause.reason());
         } catch (DataAccessException e) {
             // The reconciler releases it later (stale reservation, absent from MySQL, no consumer lag).

@@ -28,6 +28,8 @@ public class ReservationStore {
     private static final RedisScript<Long> RELEASE = RedisScript.of(new ClassPathResource("scripts/release.lua"), Long.class);
     private static final RedisScript<Long> UPSERT_META = RedisScript.of(new ClassPathResource("scripts/upsert-meta.lua"), Long.class);
     private static final RedisScript<Long> RESTORE = RedisScript.of(new ClassPathResource("scripts/restore.lua"), Long.class);
+    @SuppressWarnings("rawtypes")
+    private static final RedisScript<List> SLOTS = RedisScript.of(new ClassPathResource("scripts/slots.lua"), List.class);
     private static final RedisScript<Long> ADOPT = RedisScript.of(new ClassPathResource("scripts/adopt.lua"), Long.class);
 
     private final StringRedisTemplate redis;
@@ -42,6 +44,27 @@ public class ReservationStore {
         CouponKeys keys = new CouponKeys(couponId);
         List<Long> reply = redis.execute(ISSUE, keys.all(), userId);
         return Decision.of(reply);
+    }
+
+    /**
+     * Compensation of a send that may still land: the user is removed (a retry is a new attempt), but
+     * the unit and the slot number stay taken under a placeholder until the reconciler has compared
+     * with MySQL, so a late record can never collide with another user's reservation of that slot.
+     */
+    public boolean hold(long couponId, String userId, int slot) {
+        CouponKeys keys = new CouponKeys(couponId);
+        Long held = redis.execute(RELEASE, List.of(keys.meta(), keys.issued(), keys.free()),
+                userId, Integer.toString(slot), "hold", Reservation.heldField(slot));
+        return held != null && held == 1;
+    }
+
+    /** Slot numbers minted but neither held by an entry nor free: each strands one unit of stock. */
+    @SuppressWarnings("unchecked")
+    public long lostSlots(long couponId) {
+        CouponKeys keys = new CouponKeys(couponId);
+        List<Long> reply = redis.execute(SLOTS, List.of(keys.issued(), keys.free(), keys.next()));
+        if (reply == null || reply.size() < 3) return 0;
+        return Math.max(0, reply.get(2) - reply.get(0) - reply.get(1));
     }
 
     /** Gives a reservation back: stock +1, user removed, slot to the free list (if {@code reuseSlot}). */

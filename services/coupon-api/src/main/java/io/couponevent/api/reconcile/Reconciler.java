@@ -32,7 +32,10 @@ import org.springframework.stereotype.Component;
  * every send that could still be in flight has timed out — never treated as fresh stock;</li>
  * <li>stale reservations (the process died between reserve and send): released once they are
  * older than {@code stale-after}, absent from MySQL, and the consumer has no lag;</li>
- * <li>rows Redis does not know (a compensated send that still landed): adopted.</li>
+ * <li>held slots (a compensated send that may still land): released once MySQL shows it did not,
+ * else dropped while its row is adopted;</li>
+ * <li>rows Redis does not know (a compensated send that still landed): adopted; a user whose retry
+ * holds another slot than the landed row is repointed to MySQL's slot.</li>
  * </ul>
  */
 @Component
@@ -116,7 +119,12 @@ public class Reconciler {
         missingSince.remove(id);
         long redisCount = store.issuedCount(id);
         metrics.stockRemaining(id, cached.quantity() - redisCount);
-        if (pendingRecords != 0 || redisCount == repository.countIssued(id)) {
+        if (pendingRecords != 0) {
+            return;
+        }
+        // Equal counts can still hide a lost slot number (a user repointed by a late record), which
+        // would strand one unit at the end of the event: the slot bookkeeping check finds it.
+        if (redisCount == repository.countIssued(id) && store.lostSlots(id) == 0) {
             return;
         }
         compare(id, now);
@@ -131,21 +139,41 @@ public class Reconciler {
         Set<String> inRedis = new HashSet<>();
         Instant staleBefore = now.minus(properties.staleAfter());
         long released = 0;
+        long releasedHeld = 0;
+        long repointed = 0;
         for (Reservation r : reservations) {
             inRedis.add(r.userId());
-            if (!rows.containsKey(r.userId()) && r.reservedAt().isBefore(staleBefore)
-                    && store.release(id, r.userId(), r.slot(), !slotsInMysql.contains(r.slot()))) {
-                released++;
-                metrics.compensation("stale");
+            if (!r.reservedAt().isBefore(staleBefore)) {
+                continue;
+            }
+            IssuedRow row = rows.get(r.userId());
+            boolean reuseSlot = !slotsInMysql.contains(r.slot());
+            if (row == null) {
+                // A stale reservation, or a held slot whose send did not land: back into circulation
+                // (or dropped when MySQL uses the slot: the landed row is adopted below).
+                if (r.held() && store.release(id, r.userId(), r.slot(), reuseSlot)) {
+                    releasedHeld++;
+                } else if (!r.held() && store.release(id, r.userId(), r.slot(), reuseSlot)) {
+                    released++;
+                    metrics.compensation("stale");
+                }
+            } else if (row.slot() != r.slot() && store.release(id, r.userId(), r.slot(), reuseSlot)
+                    && store.adopt(id, row)) {
+                // The user retried after a compensated send that landed after all: MySQL's slot wins,
+                // the retry's slot is free again (its record was refused as the user's second).
+                repointed++;
             }
         }
         long adopted = rows.values().stream().filter(row -> !inRedis.contains(row.userId()))
                 .filter(row -> store.adopt(id, row)).count();
-        if (released + adopted > 0) {
-            log.info("coupon {}: released {} stale reservations, adopted {} rows", id, released, adopted);
+        if (released + releasedHeld + adopted + repointed > 0) {
+            log.info("coupon {}: released {} stale reservations and {} held slots, adopted {} rows, repointed {} users",
+                    id, released, releasedHeld, adopted, repointed);
         }
         metrics.reconcilerAction("release_stale", released);
+        metrics.reconcilerAction("release_held", releasedHeld);
         metrics.reconcilerAction("adopt_row", adopted);
+        metrics.reconcilerAction("repoint_user", repointed);
     }
 
     public boolean rebuildRequested() {

@@ -85,11 +85,17 @@ public class SecurityConfig {
         return decoder;
     }
 
-    /** The user id is the subject: 1–64 characters, like {@code issued_coupons.user_id}. */
+    /**
+     * The user id is the subject: 1–64 characters, like {@code issued_coupons.user_id}, and no
+     * control characters (Redis uses one to mark held slots, see {@code Reservation.HELD_PREFIX}).
+     */
     private static OAuth2TokenValidatorResult validSubject(Jwt jwt) {
         String sub = jwt.getSubject();
         if (sub == null || sub.isBlank() || sub.length() > 64) {
             return OAuth2TokenValidatorResult.failure(new OAuth2Error("invalid_token", "sub must be 1-64 characters", null));
+        }
+        if (sub.chars().anyMatch(Character::isISOControl)) {
+            return OAuth2TokenValidatorResult.failure(new OAuth2Error("invalid_token", "sub must not contain control characters", null));
         }
         return OAuth2TokenValidatorResult.success();
     }

@@ -153,6 +153,49 @@ class LuaScriptsTest {
     }
 
     @Test
+    void heldSlotStaysOutOfCirculationUntilReleased() {
+        Coupon c = openCoupon(2);
+        Decision a = store.reserve(c.id(), "a");
+        store.reserve(c.id(), "b");
+        assertThat(store.hold(c.id(), "a", b(a))).as("wrong slot: not a's reservation").isFalse();
+        assertThat(store.hold(c.id(), "a", a.slot())).isTrue();
+        assertThat(store.find(c.id(), "a")).as("the user may retry").isEmpty();
+        assertThat(store.issuedCount(c.id())).as("the unit stays taken").isEqualTo(2);
+        Reservation placeholder = store.all(c.id()).stream().filter(Reservation::held).findFirst().orElseThrow();
+        assertThat(placeholder.slot()).isEqualTo(a.slot());
+        assertThat(placeholder.userId()).isEqualTo(Reservation.heldField(a.slot()));
+        assertThat(store.lostSlots(c.id())).isZero();
+        // Nothing free, but a held unit may come back: "try again", not "sold out".
+        assertThat(store.reserve(c.id(), "c").outcome()).isEqualTo(Outcome.STOCK_HELD);
+        assertThat(store.reserve(c.id(), "a").outcome()).isEqualTo(Outcome.STOCK_HELD);
+        // The send did not land: the reconciler puts the slot back, and it is handed out again.
+        assertThat(store.release(c.id(), placeholder.userId(), a.slot(), true)).isTrue();
+        Decision again = store.reserve(c.id(), "c");
+        assertThat(again.outcome()).isEqualTo(Outcome.ACCEPTED);
+        assertThat(again.slot()).isEqualTo(a.slot());
+        assertThat(store.reserve(c.id(), "d").outcome()).as("no held unit left").isEqualTo(Outcome.SOLD_OUT);
+    }
+
+    @Test
+    void droppedSlotIsReportedLostUntilItsRowIsAdopted() {
+        Coupon c = openCoupon(3);
+        Decision a = store.reserve(c.id(), "a");
+        store.hold(c.id(), "a", a.slot());
+        // The send landed (MySQL uses the slot): the placeholder goes, the slot is not reused...
+        assertThat(store.release(c.id(), Reservation.heldField(a.slot()), a.slot(), false)).isTrue();
+        assertThat(store.lostSlots(c.id())).isEqualTo(1);
+        // ...and the landed row is adopted, which accounts for the slot again.
+        Instant t = Instant.now();
+        assertThat(store.adopt(c.id(), new IssuedRow("a", a.slot(), t, t))).isTrue();
+        assertThat(store.lostSlots(c.id())).isZero();
+        assertThat(store.reserve(c.id(), "b").slot()).isEqualTo(2);
+    }
+
+    private static int b(Decision a) {
+        return a.slot() + 1;
+    }
+
+    @Test
     void quantityCannotDropBelowHandedOutSlots() {
         Coupon c = openCoupon(3);
         store.reserve(c.id(), "a");
