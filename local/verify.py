@@ -250,8 +250,13 @@ def verify(args):
           f"{distinct_users} distinct users in {len(users)} rows, {res['duplicate_slots']} shared slots")
     check("every 202 persisted", res["lost_acceptances"] == 0,
           f"{rows} rows for {accepted} accepted" + (f", drained in {drain:.1f}s" if drain is not None else ", NOT drained"))
-    check("no row without a 202", res["rows_without_202"] == 0 and strangers == 0,
-          f"{res['rows_without_202']} extra rows, {strangers} from users outside this run")
+    # A 503 after a reservation can be ambiguous: the send timed out but a leader appended it, so the
+    # user holds the coupon after all (services/README.md, "Compensation"). Rows beyond the 202s are
+    # allowed up to the number of 503 answers, and no further.
+    shed = int(k6.get("shed", 0))
+    check("no row without a 202", res["rows_without_202"] <= shed and strangers == 0,
+          f"{res['rows_without_202']} extra rows (allowed up to {shed} answered 503, each possibly landed), "
+          f"{strangers} from users outside this run")
     if rec is None:
         check("Redis view = MySQL", False, "reconciliation endpoint gave no answer")
     else:
