@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 
 import io.couponevent.api.config.IssuanceProperties;
 import io.couponevent.api.support.Api;
@@ -12,6 +13,7 @@ import io.couponevent.api.support.Api.Reply;
 import io.couponevent.api.support.Harness;
 import io.couponevent.api.support.Tokens;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -54,18 +56,28 @@ class KafkaOutageTest {
         try {
             long start = System.nanoTime();
             Reply refused = api.issue(id, Tokens.user(user));
-            long millis = (System.nanoTime() - start) / 1_000_000;
-            assertThat(refused.status()).as(refused.raw()).isEqualTo(503);
-            assertThat(refused.code()).isEqualTo("UNAVAILABLE");
-            assertThat(refused.retryAfter()).isEqualTo("1");
-            assertThat(millis).as("bounded by coupon.issuance.send-timeout (%s in tests) plus slack", sendTimeout)
+            long clientMillis = (System.nanoTime() - start) / 1_000_000;
+            // Soft: one slow run on a starved machine costs 15 minutes, so report every deviation at once.
+            SoftAssertions softly = new SoftAssertions();
+            softly.assertThat(refused.status()).as(refused.raw()).isEqualTo(503);
+            softly.assertThat(refused.code()).isEqualTo("UNAVAILABLE");
+            softly.assertThat(refused.retryAfter()).isEqualTo("1");
+            // The bound is the service's promise, so it is read from the service's own timer (the
+            // client's clock also counts the machine's scheduling delays, shown in the message).
+            double serverMillis = meters.get("coupon.issuance.duration").tag("result", "shed").timer()
+                    .max(TimeUnit.MILLISECONDS);
+            softly.assertThat(serverMillis)
+                    .as("server time bounded by coupon.issuance.send-timeout (%s in tests) plus slack; client saw %d ms",
+                            sendTimeout, clientMillis)
                     .isLessThan(sendTimeout.toMillis() + 3000);
-            assertThat(store.find(id, user)).as("the user's reservation released").isEmpty();
+            softly.assertThat(store.find(id, user)).as("the user's reservation released").isEmpty();
             // The batch may still have reached a leader, so slot 2 is held, not handed to anyone else,
             // until the reconciler has seen whether its row appears in MySQL.
-            assertThat(store.all(id)).filteredOn(Reservation::held).extracting(Reservation::slot).containsExactly(2);
-            assertThat(store.issuedCount(id)).as("user + held slot").isEqualTo(2);
-            assertThat(compensations()).isEqualTo(compensationsBefore + 1);
+            softly.assertThat(store.all(id)).filteredOn(Reservation::held).extracting(Reservation::slot)
+                    .containsExactly(2);
+            softly.assertThat(store.issuedCount(id)).as("user + held slot").isEqualTo(2);
+            softly.assertThat(compensations()).isEqualTo(compensationsBefore + 1);
+            softly.assertAll();
         } catch (Throwable t) {
             failure = t;
             throw t;
