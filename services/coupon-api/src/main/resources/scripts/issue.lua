@@ -15,21 +15,19 @@ if now >= tonumber(meta[3]) then return {-3, 0, 0, now} end
 if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return {-5, 0, 0, now} end
 local quantity = tonumber(meta[1])
 local used = redis.call('HLEN', KEYS[2])
-local held = tonumber(meta[5] or '0')
-if used >= quantity then
-  if held > 0 then return {-7, 0, 0, now} end
+-- Out of stock: "held" (-7) while a held unit may still come back, else sold out (-6).
+local function exhausted()
+  if tonumber(meta[5] or '0') > 0 then return {-7, 0, 0, now} end
   return {-6, 0, 0, now}
 end
+if used >= quantity then return exhausted() end
 -- Released slots first, so slot numbers stay within 1..quantity.
 local slot = redis.call('LPOP', KEYS[4])
 if slot then
   slot = tonumber(slot)
 else
   local next = tonumber(redis.call('GET', KEYS[3]) or '0')
-  if next >= quantity then
-    if held > 0 then return {-7, 0, 0, now} end
-    return {-6, 0, 0, now}
-  end
+  if next >= quantity then return exhausted() end
   slot = redis.call('INCR', KEYS[3])
 end
 redis.call('HSET', KEYS[2], ARGV[1], slot .. ':' .. now)

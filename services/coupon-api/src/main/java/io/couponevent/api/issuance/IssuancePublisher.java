@@ -3,6 +3,7 @@ package io.couponevent.api.issuance;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -66,7 +67,7 @@ public class IssuancePublisher {
     public void send(long couponId, String userId, int slot, Instant reservedAt) {
         IssuanceEvent event = new IssuanceEvent(UUID.randomUUID(), couponId, userId, slot, reservedAt);
         String value = json.writeValueAsString(event);
-        java.util.concurrent.CompletableFuture<?> sent;
+        CompletableFuture<?> sent;
         try {
             sent = kafka.send(topic, event.key(), value);
         } catch (RuntimeException e) {

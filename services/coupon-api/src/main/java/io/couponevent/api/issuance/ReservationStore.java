@@ -52,10 +52,7 @@ public class ReservationStore {
      * with MySQL, so a late record can never collide with another user's reservation of that slot.
      */
     public boolean hold(long couponId, String userId, int slot) {
-        CouponKeys keys = new CouponKeys(couponId);
-        Long held = redis.execute(RELEASE, List.of(keys.meta(), keys.issued(), keys.free()),
-                userId, Integer.toString(slot), "hold", Reservation.heldField(slot));
-        return held != null && held == 1;
+        return runRelease(couponId, userId, Integer.toString(slot), "hold", Reservation.heldField(slot));
     }
 
     /** Slot numbers minted but neither held by an entry nor free: each strands one unit of stock. */
@@ -69,10 +66,14 @@ public class ReservationStore {
 
     /** Gives a reservation back: stock +1, user removed, slot to the free list (if {@code reuseSlot}). */
     public boolean release(long couponId, String userId, int slot, boolean reuseSlot) {
+        return runRelease(couponId, userId, Integer.toString(slot), reuseSlot ? "1" : "0");
+    }
+
+    /** {@code scripts/release.lua} with its ARGV (user, slot, mode[, placeholder]); true when it acted. */
+    private boolean runRelease(long couponId, String... args) {
         CouponKeys keys = new CouponKeys(couponId);
-        Long released = redis.execute(RELEASE, List.of(keys.meta(), keys.issued(), keys.free()),
-                userId, Integer.toString(slot), reuseSlot ? "1" : "0");
-        return released != null && released == 1;
+        Long done = redis.execute(RELEASE, List.of(keys.meta(), keys.issued(), keys.free()), (Object[]) args);
+        return done != null && done == 1;
     }
 
     public enum MetaResult { UPDATED, CREATED, STATE_MISSING, QUANTITY_BELOW_ISSUED }

@@ -151,11 +151,13 @@ public class Reconciler {
             if (row == null) {
                 // A stale reservation, or a held slot whose send did not land: back into circulation
                 // (or dropped when MySQL uses the slot: the landed row is adopted below).
-                if (r.held() && store.release(id, r.userId(), r.slot(), reuseSlot)) {
-                    releasedHeld++;
-                } else if (!r.held() && store.release(id, r.userId(), r.slot(), reuseSlot)) {
-                    released++;
-                    metrics.compensation("stale");
+                if (store.release(id, r.userId(), r.slot(), reuseSlot)) {
+                    if (r.held()) {
+                        releasedHeld++;
+                    } else {
+                        released++;
+                        metrics.compensation("stale");
+                    }
                 }
             } else if (row.slot() != r.slot() && store.release(id, r.userId(), r.slot(), reuseSlot)
                     && store.adopt(id, row)) {
