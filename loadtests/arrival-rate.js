@@ -41,7 +41,7 @@ http.setResponseCallback(http.expectedStatuses(...EXPECTED_STATUSES));
 const thresholds = baseThresholds({ poll: POLL });
 for (const p of phases) {
   const tag = `scenario:${p.name}`;
-  ['issuance_duration', 'issuance_accepted', 'dropped_iterations'].forEach((m) => trackSubmetric(thresholds, m, tag));
+  ['issuance_duration', 'issuance_requests', 'issuance_accepted', 'dropped_iterations'].forEach((m) => trackSubmetric(thresholds, m, tag));
 }
 
 export const options = {
@@ -73,7 +73,7 @@ export const handleSummary = summaryHandler('arrival-rate', (data) => ({
   phases: phases.map((p) => {
     const tag = `scenario:${p.name}`;
     const d = submetric(data, 'issuance_duration', tag);
-    const requests = d.count || 0;
+    const requests = submetric(data, 'issuance_requests', tag).count || 0;
     return {
       name: p.name,
       target_rps: p.rate,

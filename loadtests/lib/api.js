@@ -7,6 +7,8 @@ import { Counter, Rate, Trend } from 'k6/metrics';
 import { common } from './config.js';
 
 export const metrics = {
+  requests: new Counter('issuance_requests'), // every POST sent
+  timedOut: new Counter('issuance_timed_out'), // no answer within REQUEST_TIMEOUT: like a 503, it may have landed
   accepted: new Counter('issuance_accepted'), // 202: reserved, on its way to MySQL
   duplicate: new Counter('issuance_duplicate'), // 409 ALREADY_ISSUED
   soldOut: new Counter('issuance_sold_out'), // 410 SOLD_OUT
@@ -65,7 +67,9 @@ export function issueOnce(user, token, allowNotOpen) {
   const url = `${common.baseUrl}/api/v1/coupons/${common.couponId}/issuances`;
   metrics.sentAt.add((Date.now() - exec.scenario.startTime) / 1000);
   const res = http.post(url, null, params(token, 'issue'));
+  metrics.requests.add(1);
   metrics.duration.add(res.timings.duration);
+  if (res.status === 0) metrics.timedOut.add(1);
   let outcome = 'unexpected';
   if (res.status === 202) {
     let body = {};

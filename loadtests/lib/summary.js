@@ -45,7 +45,7 @@ export function collect(data, scenario, extra = {}) {
   const sent = values(data, 'issuance_sent_at_s');
   const durationS = data.state.testRunDurationMs / 1000;
   const issueWindowS = Math.max((sent.max || 0) - (sent.min || 0), 0.001);
-  const issues = count('issuance_duration');
+  const issues = count('issuance_requests');
   const unexpected = values(data, 'unexpected');
   const th = thresholdResults(data);
   return {
@@ -64,6 +64,7 @@ export function collect(data, scenario, extra = {}) {
     sold_out: count('issuance_sold_out'),
     not_open: count('issuance_not_open'),
     shed: count('issuance_shed'),
+    timed_out: count('issuance_timed_out'),
     gave_up: count('issuance_gave_up'),
     requesters: count('issuance_requesters'),
     confirmed: count('issuance_confirmed'),
