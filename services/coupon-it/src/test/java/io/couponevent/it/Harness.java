@@ -6,6 +6,7 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.Date;
@@ -145,6 +146,14 @@ final class Harness {
         } finally {
             client.shutdown();
         }
+    }
+
+    /**
+     * How long a service process may take to become ready: two Spring Boot JVMs beside three
+     * brokers on a starved 2-core VM took up to 12.5 minutes (env HARNESS_SERVICE_START_TIMEOUT_SECONDS).
+     */
+    static Duration serviceStartTimeout() {
+        return Duration.ofSeconds(Long.parseLong(env("HARNESS_SERVICE_START_TIMEOUT_SECONDS", "900")));
     }
 
     private static String env(String name, String fallback) {

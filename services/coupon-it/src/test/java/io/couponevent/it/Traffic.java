@@ -32,8 +32,11 @@ final class Traffic {
         this.base = "http://127.0.0.1:" + apiPort;
     }
 
-    /** Outcome counts and the users that got a 202. */
-    record Result(Map<Integer, Integer> byStatus, Set<String> accepted) {
+    /**
+     * Outcome counts, the users that got a 202, and those answered 503: a shed answer after a
+     * reservation can be ambiguous (the send timed out but landed), so such a user may hold a row.
+     */
+    record Result(Map<Integer, Integer> byStatus, Set<String> accepted, Set<String> shed) {
         int count(int status) {
             return byStatus.getOrDefault(status, 0);
         }
@@ -46,6 +49,7 @@ final class Traffic {
     Result issue(long couponId, List<String> users, int concurrency, IntConsumer progress) throws InterruptedException {
         Map<Integer, Integer> byStatus = new ConcurrentHashMap<>();
         Set<String> accepted = ConcurrentHashMap.newKeySet();
+        Set<String> shed = ConcurrentHashMap.newKeySet();
         Map<String, String> tokens = new ConcurrentHashMap<>();
         Semaphore inFlight = new Semaphore(concurrency);
         AtomicInteger done = new AtomicInteger();
@@ -57,6 +61,7 @@ final class Traffic {
                         int status = post(couponId, tokens.computeIfAbsent(user, u -> Harness.token(u, false)));
                         byStatus.merge(status, 1, Integer::sum);
                         if (status == 202) accepted.add(user);
+                        if (status == 503) shed.add(user);
                     } finally {
                         inFlight.release();
                         progress.accept(done.incrementAndGet());
@@ -64,7 +69,7 @@ final class Traffic {
                 });
             }
         }
-        return new Result(byStatus, accepted);
+        return new Result(byStatus, accepted, shed);
     }
 
     private int post(long couponId, String token) {
