@@ -89,11 +89,11 @@ public class IssuancePersister {
             SlotKey slot = new SlotKey(event.couponId(), event.slot());
             Integer heldSlot = slotOfUser.get(user);
             String holder = userOfSlot.get(slot);
-            if (heldSlot != null && heldSlot == event.slot()) {
+            if (heldSlot != null) {
+                // Redelivery (same slot), or the user's second record under another slot: a send
+                // answered 503 that landed anyway, then a retry. The user holds one coupon either
+                // way; the API's reconciler frees the second slot in Redis (repoint_user).
                 outcomes.add(new Outcome.Duplicate(event));
-            } else if (heldSlot != null) {
-                outcomes.add(rejected(event, DeadLetterReason.SLOT_CONFLICT, "user already holds slot " + heldSlot
-                        + " of coupon " + event.couponId()));
             } else if (holder != null) {
                 outcomes.add(rejected(event, DeadLetterReason.SLOT_CONFLICT, "slot " + event.slot()
                         + " of coupon " + event.couponId() + " is held by another user"));

@@ -64,18 +64,20 @@ class IssuancePersisterTest extends IntegrationTest {
 
         List<Outcome> outcomes = persister.persist(List.of(
                 event(coupon, "thief", 1),       // slot 1 is held by another user
-                event(coupon, "owner", 2),       // the user already holds slot 1
+                event(coupon, "owner", 2),       // the user already holds slot 1: a duplicate, not a conflict
                 event(coupon, "good", 2),
                 event(coupon, "greedy", 4),      // beyond the quantity
                 event(missing, "nobody", 1),     // no such coupon
                 event(coupon, "good2", 3)));
 
         assertThat(outcomes).extracting(IssuancePersisterTest::describe).containsExactly(
-                "rejected:slot_conflict", "rejected:slot_conflict", "inserted",
+                "rejected:slot_conflict", "duplicate", "inserted",
                 "rejected:slot_conflict", "rejected:unknown_coupon", "inserted");
         assertThat(rows(jdbc, coupon)).isEqualTo(3);
         assertThat(holderOfSlot(jdbc, coupon, 1)).isEqualTo("owner");
         assertThat(holderOfSlot(jdbc, coupon, 2)).isEqualTo("good");
+        assertThat(jdbc.queryForObject("SELECT slot FROM issued_coupons WHERE coupon_id = ? AND user_id = 'owner'",
+                Integer.class, coupon)).as("the owner keeps the first slot").isEqualTo(1);
         assertThat(rows(jdbc, missing)).isZero();
     }
 
