@@ -94,6 +94,7 @@ public class IssuanceService {
                 throw ApiException.forbidden("PAUSED", "the coupon event is paused");
             }
             case DUPLICATE -> {
+                resendHeld(couponId, userId, start);
                 metrics.record(couponId, "duplicate", start);
                 throw ApiException.of(org.springframework.http.HttpStatus.CONFLICT, "ALREADY_ISSUED",
                         "this user already holds this coupon");
@@ -104,6 +105,26 @@ public class IssuanceService {
                 throw ApiException.of(org.springframework.http.HttpStatus.GONE, "SOLD_OUT", "the coupon is sold out");
             }
             default -> throw new IllegalStateException(decision.toString());
+        }
+    }
+
+    /**
+     * A 409 tells the user they hold the coupon, so its record must reach MySQL. A reservation can be
+     * in Redis without a record on its way: the reserve call timed out on the client after the script
+     * ran, or a compensation could not reach Redis. So the 409 path sends the held reservation again
+     * (the consumer treats the same user twice as a duplicate) and answers 503 if that send fails.
+     */
+    private void resendHeld(long couponId, String userId, long start) {
+        try {
+            var held = store.find(couponId, userId);
+            if (held.isPresent()) {
+                publisher.send(couponId, userId, held.get().slot(), held.get().reservedAt());
+            }
+        } catch (DataAccessException | SendFailedException e) {
+            // The reservation stays; the reconciler releases it if no record ever lands.
+            metrics.record(couponId, "shed", start);
+            log.warn("could not confirm the reservation of user {} on coupon {}: {}", userId, couponId, e.toString());
+            throw ApiException.unavailable("the issuance could not be confirmed, try again shortly");
         }
     }
 

@@ -14,6 +14,13 @@ public final class Api {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
+    /**
+     * The server runs in the test's own JVM beside three brokers; on a starved 2-core VM a plain
+     * request has taken more than 30 s (env HARNESS_HTTP_TIMEOUT_SECONDS, default 120).
+     */
+    private static final Duration TIMEOUT = Duration.ofSeconds(Long.parseLong(
+            System.getenv().getOrDefault("HARNESS_HTTP_TIMEOUT_SECONDS", "120")));
+
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final String base;
 
@@ -29,7 +36,7 @@ public final class Api {
     }
 
     public Reply call(String method, String path, String token, String contentType, String body) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30));
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(TIMEOUT);
         if (token != null) b.header("Authorization", "Bearer " + token);
         if (contentType != null) b.header("Content-Type", contentType);
         b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));

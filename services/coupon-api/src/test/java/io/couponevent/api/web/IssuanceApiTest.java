@@ -30,7 +30,10 @@ import org.springframework.jdbc.core.JdbcTemplate;
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class IssuanceApiTest {
 
-    private static final String ADMIN = Tokens.admin("ops");
+    /** A fresh token per call: this class can run longer than a token's 10 minutes on a starved box. */
+    private static String admin() {
+        return Tokens.admin("ops");
+    }
 
     @Autowired Environment env;
     @Autowired ReservationStore store;
@@ -51,7 +54,7 @@ class IssuanceApiTest {
     private long openCoupon(int quantity) {
         long id = Harness.uniqueCouponId();
         Instant now = Instant.now();
-        Reply created = api.putCoupon(id, ADMIN, "Coupon " + id, quantity, now.minusSeconds(60), now.plusSeconds(3600));
+        Reply created = api.putCoupon(id, admin(), "Coupon " + id, quantity, now.minusSeconds(60), now.plusSeconds(3600));
         assertThat(created.status()).as(created.raw()).isEqualTo(201);
         return id;
     }
@@ -97,12 +100,40 @@ class IssuanceApiTest {
         assertThat(api.call("GET", "/api/v1/coupons/" + id, null, null, null).body().get("state").asString())
                 .isEqualTo("SOLD_OUT");
 
-        Reply report = api.call("GET", "/api/v1/admin/coupons/" + id + "/reconciliation", ADMIN, null, null);
+        Reply report = api.call("GET", "/api/v1/admin/coupons/" + id + "/reconciliation", admin(), null, null);
         assertThat(report.status()).isEqualTo(200);
         assertThat(report.body().get("redisIssued").asLong()).isEqualTo(2);
         assertThat(report.body().get("mysqlRows").asLong()).isZero();
         assertThat(report.body().get("pending").asLong()).isEqualTo(2);
         assertThat(report.body().get("consistent").asBoolean()).isFalse();
+    }
+
+    @Test
+    void aConflictResendsAReservationWhoseRecordNeverLeft() throws InterruptedException {
+        long id = openCoupon(2);
+        String erin = "erin-" + UUID.randomUUID();
+        // The script ran but the caller never sent (its Redis call timed out on the client side).
+        var decision = store.reserve(id, erin);
+        assertThat(decision.outcome().name()).isEqualTo("ACCEPTED");
+        try (TopicProbe probe = new TopicProbe()) {
+            Reply again = api.issue(id, Tokens.user(erin));
+            // A resend that outlasts the send timeout answers 503 (the 409 would be a promise nobody
+            // keeps); a client retries, as it would after any 503.
+            for (int i = 0; again.status() == 503 && i < 10; i++) {
+                Thread.sleep(1000);
+                again = api.issue(id, Tokens.user(erin));
+            }
+            assertThat(again.status()).as(again.raw()).isEqualTo(409);
+            assertThat(again.code()).isEqualTo("ALREADY_ISSUED");
+            List<ConsumerRecord<String, String>> records = probe.recordsFor(id, Duration.ofSeconds(10));
+            assertThat(records).as("the 409 put the held reservation on its way to MySQL").isNotEmpty();
+            for (ConsumerRecord<String, String> record : records) {
+                JsonNode message = json.readTree(record.value());
+                assertThat(message.get("userId").asString()).isEqualTo(erin);
+                assertThat(message.get("slot").asInt()).isEqualTo(decision.slot());
+                assertThat(Instant.parse(message.get("reservedAt").asString())).isEqualTo(decision.reservedAt());
+            }
+        }
     }
 
     @Test
@@ -119,7 +150,7 @@ class IssuanceApiTest {
         Reply me = api.call("GET", "/api/v1/coupons/" + id + "/issuances/me", Tokens.user(user), null, null);
         assertThat(me.body().get("status").asString()).isEqualTo("ISSUED");
         assertThat(Instant.parse(me.body().get("issuedAt").asString())).isBefore(Instant.now().plusSeconds(5));
-        Reply report = api.call("GET", "/api/v1/admin/coupons/" + id + "/reconciliation", ADMIN, null, null);
+        Reply report = api.call("GET", "/api/v1/admin/coupons/" + id + "/reconciliation", admin(), null, null);
         assertThat(report.body().get("consistent").asBoolean()).isTrue();
         assertThat(report.body().get("remaining").asLong()).isEqualTo(2);
     }
@@ -128,26 +159,26 @@ class IssuanceApiTest {
     void windowAndPause() {
         long later = Harness.uniqueCouponId();
         Instant now = Instant.now();
-        assertThat(api.putCoupon(later, ADMIN, "later", 5, now.plusSeconds(3600), now.plusSeconds(7200)).status()).isEqualTo(201);
+        assertThat(api.putCoupon(later, admin(), "later", 5, now.plusSeconds(3600), now.plusSeconds(7200)).status()).isEqualTo(201);
         Reply notOpen = api.issue(later, Tokens.user("u1"));
         assertThat(notOpen.status()).isEqualTo(403);
         assertThat(notOpen.code()).isEqualTo("NOT_OPEN_YET");
         assertThat(api.call("GET", "/api/v1/coupons/" + later, null, null, null).body().get("state").asString())
                 .isEqualTo("SCHEDULED");
         // Moving the window (admin update, 200 this time) opens it for everyone at once.
-        assertThat(api.putCoupon(later, ADMIN, "later", 5, now.minusSeconds(10), now.plusSeconds(7200)).status()).isEqualTo(200);
+        assertThat(api.putCoupon(later, admin(), "later", 5, now.minusSeconds(10), now.plusSeconds(7200)).status()).isEqualTo(200);
         assertThat(api.issue(later, Tokens.user("u1")).status()).isEqualTo(202);
 
         long id = openCoupon(5);
-        assertThat(api.call("POST", "/api/v1/admin/coupons/" + id + "/pause", ADMIN, null, null).status()).isEqualTo(200);
+        assertThat(api.call("POST", "/api/v1/admin/coupons/" + id + "/pause", admin(), null, null).status()).isEqualTo(200);
         Reply paused = api.issue(id, Tokens.user("u2"));
         assertThat(paused.status()).isEqualTo(403);
         assertThat(paused.code()).isEqualTo("PAUSED");
-        assertThat(api.call("POST", "/api/v1/admin/coupons/" + id + "/resume", ADMIN, null, null).status()).isEqualTo(200);
+        assertThat(api.call("POST", "/api/v1/admin/coupons/" + id + "/resume", admin(), null, null).status()).isEqualTo(200);
         assertThat(api.issue(id, Tokens.user("u2")).status()).isEqualTo(202);
 
         long closed = Harness.uniqueCouponId();
-        api.putCoupon(closed, ADMIN, "closed", 5, now.minusSeconds(7200), now.minusSeconds(1));
+        api.putCoupon(closed, admin(), "closed", 5, now.minusSeconds(7200), now.minusSeconds(1));
         Reply over = api.issue(closed, Tokens.user("u3"));
         assertThat(over.status()).isEqualTo(403);
         assertThat(over.code()).isEqualTo("CLOSED");
@@ -182,10 +213,10 @@ class IssuanceApiTest {
             expect(api.putCoupon(id, token, "hijack", 1_000_000, now, now.plusSeconds(10)), 403, "FORBIDDEN");
             expect(api.putCoupon(id, Tokens.forged("ops"), "hijack", 1_000_000, now, now.plusSeconds(10)), 401, "UNAUTHENTICATED");
             expect(api.call("POST", "/api/v1/admin/coupons/" + id + "/pause", token, null, null), 403, "FORBIDDEN");
-            expect(api.putCoupon(id, ADMIN, "backwards", 5, now, now.minusSeconds(10)), 400, "INVALID_REQUEST");
-            expect(api.putCoupon(id, ADMIN, "negative", -1, now, now.plusSeconds(10)), 400, "INVALID_REQUEST");
-            expect(api.call("PUT", "/api/v1/admin/coupons/" + id, ADMIN, "application/json", "{\"name\":"), 400, "INVALID_REQUEST");
-            expect(api.call("PUT", "/api/v1/admin/coupons/" + id, ADMIN, "application/json",
+            expect(api.putCoupon(id, admin(), "backwards", 5, now, now.minusSeconds(10)), 400, "INVALID_REQUEST");
+            expect(api.putCoupon(id, admin(), "negative", -1, now, now.plusSeconds(10)), 400, "INVALID_REQUEST");
+            expect(api.call("PUT", "/api/v1/admin/coupons/" + id, admin(), "application/json", "{\"name\":"), 400, "INVALID_REQUEST");
+            expect(api.call("PUT", "/api/v1/admin/coupons/" + id, admin(), "application/json",
                     "{\"name\":\"x\",\"quantity\":\"many\",\"opensAt\":\"x\",\"closesAt\":\"y\"}"), 400, "INVALID_REQUEST");
 
             assertThat(probe.recordsFor(id, Duration.ofSeconds(2))).as("no Kafka record").isEmpty();
