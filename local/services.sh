@@ -5,6 +5,7 @@
 # Environment: PORT_OFFSET, RUN_DIR (as for infra.sh); JAVA_OPTS (both), API_JAVA_OPTS,
 # CONSUMER_JAVA_OPTS (added after it); API_ARGS, CONSUMER_ARGS (extra program arguments);
 # SERVICES_START_TIMEOUT (s, default 900: 754 s was seen on a starved 2-core VM); SERVICES_STOP_TIMEOUT (s, default 40);
+# SERVICES_EXTRACT (1: run the extracted layout, 0: the fat jar);
 # LOCAL_DB_CONNECT_TIMEOUT_MS (default 30000).
 set -euo pipefail
 LOG_TAG=services
@@ -38,6 +39,22 @@ svc_jar() {
     ! -name '*-javadoc.jar' ! -name '*-tests.jar' -printf '%T@ %p\n' 2>/dev/null | sort -rn | head -1 | cut -d' ' -f2-
 }
 
+# The extracted layout (`java -Djarmode=tools -jar app.jar extract`): a plain jar plus lib/, as the
+# jib images run it. The fat jar's nested-jar class loader serialises class loading on one lock per
+# nested jar; on a starved 2-core VM request threads queued behind it for minutes (session 7).
+# Re-extracted when the built jar is newer. SERVICES_EXTRACT=0 runs the fat jar.
+svc_launch_jar() {
+  local name=$1 jar=$2 dir
+  [ "${SERVICES_EXTRACT:-1}" = 1 ] || { echo "$jar"; return 0; }
+  dir="$RUN_DIR/app/$(svc_module "$name")"
+  if [ ! -f "$dir/.extracted" ] || [ "$jar" -nt "$dir/.extracted" ]; then
+    rm -rf "$dir"; mkdir -p "$(dirname "$dir")"
+    "$JAVA" -Djarmode=tools -jar "$jar" extract --destination "$dir" >&2 || die "extracting $jar failed"
+    touch "$dir/.extracted"
+  fi
+  echo "$dir/$(basename "$jar")"
+}
+
 readiness() { curl -s --max-time 2 "http://127.0.0.1:$(svc_mgmt_port "$1")/actuator/health/readiness" 2>/dev/null || true; }
 is_ready() { readiness "$1" | grep -q '"status":"UP"'; }
 
@@ -47,6 +64,7 @@ svc_start() {
   jar=$(svc_jar "$name")
   [ -n "$jar" ] || die "no jar for $(svc_module "$name"): build it with: cd services && ./mvnw -DskipTests package"
   port_open "$(svc_port "$name")" && die "port $(svc_port "$name") is taken by another process"
+  jar=$(svc_launch_jar "$name" "$jar")
   local logf; logf=$(svc_log "$name")
   [ -f "$logf" ] && mv -f "$logf" "$logf.1"
   # shellcheck disable=SC2046,SC2086 # option strings are lists of words
@@ -113,5 +131,5 @@ case "$cmd" in
   down) cmd_down "$@" ;;
   status) cmd_status "$@" ;;
   logs) cmd_logs "$@" ;;
-  *) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+  *) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac
