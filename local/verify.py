@@ -245,20 +245,20 @@ def verify(args):
     # user holds the coupon after all (services/README.md, "Compensation"). Rows beyond the 202s are
     # allowed up to the number of 503 answers, and no further.
     # So can a request the client gave up on (k6 status 0): the server went on and may have sent it.
-    shed = int(k6.get("shed", 0)) + int(k6.get("timed_out", 0))
+    ambiguous = int(k6.get("shed", 0)) + int(k6.get("timed_out", 0))
     if quantity is not None:
         check("never over-issued", rows <= quantity, f"{rows} rows <= quantity {quantity}")
-        most_rows = min(quantity, requesters + shed)
+        most_rows = min(quantity, requesters + ambiguous)
         check("no stranded stock", expected_rows <= rows <= most_rows,
               f"{rows} rows, expected min(quantity {quantity}, requesters {requesters}) = {expected_rows}"
-              + (f" (up to {most_rows} with the {shed} answered 503 or timed out)" if most_rows > expected_rows else ""))
+              + (f" (up to {most_rows} with the {ambiguous} answered 503 or timed out)" if most_rows > expected_rows else ""))
         check("slots within 1..quantity", all(1 <= s <= quantity for s in slots), f"{len(set(slots))} distinct slots")
     check("one coupon per user", res["duplicates"] == 0 and res["duplicate_slots"] == 0,
           f"{distinct_users} distinct users in {len(users)} rows, {res['duplicate_slots']} shared slots")
     check("every 202 persisted", res["lost_acceptances"] == 0,
           f"{rows} rows for {accepted} accepted" + (f", drained in {drain:.1f}s" if drain is not None else ", NOT drained"))
-    check("no row without a 202", res["rows_without_202"] <= shed and strangers == 0,
-          f"{res['rows_without_202']} extra rows (allowed up to {shed} answered 503 or timed out, each possibly landed), "
+    check("no row without a 202", res["rows_without_202"] <= ambiguous and strangers == 0,
+          f"{res['rows_without_202']} extra rows (allowed up to {ambiguous} answered 503 or timed out, each possibly landed), "
           f"{strangers} from users outside this run")
     if rec is None:
         check("Redis view = MySQL", False, "reconciliation endpoint gave no answer")
