@@ -4,6 +4,7 @@
 -- Returns {code, slot, remaining, reservedAtMs}; code 1 accepted, -1 state missing, -2 not open,
 -- -3 closed, -4 paused, -5 duplicate, -6 sold out, -7 no stock free but some held (see release.lua):
 -- not sold out yet, as a held unit comes back when its send turns out not to have landed.
+-- A duplicate (-5) carries the user's existing reservation: its slot and reservedAtMs.
 local meta = redis.call('HMGET', KEYS[1], 'quantity', 'opensAt', 'closesAt', 'paused', 'held')
 -- Missing state is never fresh stock: it was lost and must be rebuilt from MySQL first.
 if not meta[1] then return {-1, 0, 0, 0} end
@@ -12,7 +13,11 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 if meta[4] == '1' then return {-4, 0, 0, now} end
 if now < tonumber(meta[2]) then return {-2, 0, 0, now} end
 if now >= tonumber(meta[3]) then return {-3, 0, 0, now} end
-if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return {-5, 0, 0, now} end
+local mine = redis.call('HGET', KEYS[2], ARGV[1])
+if mine then
+  local sep = string.find(mine, ':', 1, true)
+  return {-5, tonumber(string.sub(mine, 1, sep - 1)), 0, tonumber(string.sub(mine, sep + 1))}
+end
 local quantity = tonumber(meta[1])
 local used = redis.call('HLEN', KEYS[2])
 -- Out of stock: "held" (-7) while a held unit may still come back, else sold out (-6).

@@ -94,7 +94,7 @@ public class IssuanceService {
                 throw ApiException.forbidden("PAUSED", "the coupon event is paused");
             }
             case DUPLICATE -> {
-                resendHeld(couponId, userId, start);
+                resendHeld(couponId, userId, decision, start);
                 metrics.record(couponId, "duplicate", start);
                 throw ApiException.of(org.springframework.http.HttpStatus.CONFLICT, "ALREADY_ISSUED",
                         "this user already holds this coupon");
@@ -112,15 +112,13 @@ public class IssuanceService {
      * A 409 tells the user they hold the coupon, so its record must reach MySQL. A reservation can be
      * in Redis without a record on its way: the reserve call timed out on the client after the script
      * ran, or a compensation could not reach Redis. So the 409 path sends the held reservation again
-     * (the consumer treats the same user twice as a duplicate) and answers 503 if that send fails.
+     * (the script's duplicate answer carries its slot and time; the consumer treats the same user
+     * twice as a duplicate) and answers 503 if that send fails.
      */
-    private void resendHeld(long couponId, String userId, long start) {
+    private void resendHeld(long couponId, String userId, Decision held, long start) {
         try {
-            var held = store.find(couponId, userId);
-            if (held.isPresent()) {
-                publisher.send(couponId, userId, held.get().slot(), held.get().reservedAt());
-            }
-        } catch (DataAccessException | SendFailedException e) {
+            publisher.send(couponId, userId, held.slot(), held.reservedAt());
+        } catch (SendFailedException e) {
             // The reservation stays; the reconciler releases it if no record ever lands.
             metrics.record(couponId, "shed", start);
             log.warn("could not confirm the reservation of user {} on coupon {}: {}", userId, couponId, e.toString());
