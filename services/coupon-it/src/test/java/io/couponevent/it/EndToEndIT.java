@@ -104,8 +104,8 @@ class EndToEndIT {
         assertThat(Harness.rows(coupon)).isEqualTo(1000);
         assertThat(Harness.distinctSlots(coupon)).isEqualTo(1000);
         assertThat(Harness.users(coupon)).containsAll(result.accepted());
-        assertThat(Harness.users(coupon)).as("every row belongs to a 202 or an ambiguous 503")
-                .isSubsetOf(union(result.accepted(), result.shed(), late));
+        assertThat(Harness.users(coupon)).as("every row belongs to a 202 or an ambiguous answer")
+                .isSubsetOf(union(result.accepted(), result.ambiguous(), late));
         assertThat(report.get("redisIssued").asLong()).isEqualTo(1000);
         assertThat(report.get("remaining").asLong()).isZero();
     }
@@ -173,7 +173,7 @@ class EndToEndIT {
 
     /**
      * Rounds of 300 new users until MySQL holds {@code quantity} rows (or 5 minutes pass); returns the
-     * users that got a 202 or a 503, i.e. those that may hold a row.
+     * users that got a 202 or an ambiguous answer, i.e. those that may hold a row.
      */
     private static Set<String> sellOut(long coupon, int quantity, String prefix) throws Exception {
         Set<String> mayHold = new HashSet<>();
@@ -186,7 +186,7 @@ class EndToEndIT {
             Traffic.Result r = traffic.issue(coupon, batch, 100, done -> { });
             System.out.printf("sell-out round %d on %d: statuses %s%n", round, coupon, r.byStatus());
             mayHold.addAll(r.accepted());
-            mayHold.addAll(r.shed());
+            mayHold.addAll(r.ambiguous());
         }
         return mayHold;
     }

@@ -33,10 +33,11 @@ final class Traffic {
     }
 
     /**
-     * Outcome counts, the users that got a 202, and those answered 503: a shed answer after a
-     * reservation can be ambiguous (the send timed out but landed), so such a user may hold a row.
+     * Outcome counts, the users that got a 202, and those whose answer was ambiguous: a 503 after a
+     * reservation (the send timed out but landed) or no answer at all (the server may have gone on),
+     * so such a user may hold a row.
      */
-    record Result(Map<Integer, Integer> byStatus, Set<String> accepted, Set<String> shed) {
+    record Result(Map<Integer, Integer> byStatus, Set<String> accepted, Set<String> ambiguous) {
         int count(int status) {
             return byStatus.getOrDefault(status, 0);
         }
@@ -49,7 +50,7 @@ final class Traffic {
     Result issue(long couponId, List<String> users, int concurrency, IntConsumer progress) throws InterruptedException {
         Map<Integer, Integer> byStatus = new ConcurrentHashMap<>();
         Set<String> accepted = ConcurrentHashMap.newKeySet();
-        Set<String> shed = ConcurrentHashMap.newKeySet();
+        Set<String> ambiguous = ConcurrentHashMap.newKeySet();
         Map<String, String> tokens = new ConcurrentHashMap<>();
         Semaphore inFlight = new Semaphore(concurrency);
         AtomicInteger done = new AtomicInteger();
@@ -61,7 +62,7 @@ final class Traffic {
                         int status = post(couponId, tokens.computeIfAbsent(user, u -> Harness.token(u, false)));
                         byStatus.merge(status, 1, Integer::sum);
                         if (status == 202) accepted.add(user);
-                        if (status == 503) shed.add(user);
+                        if (status == 503 || status == -1) ambiguous.add(user);
                     } finally {
                         inFlight.release();
                         progress.accept(done.incrementAndGet());
@@ -69,7 +70,7 @@ final class Traffic {
                 });
             }
         }
-        return new Result(byStatus, accepted, shed);
+        return new Result(byStatus, accepted, ambiguous);
     }
 
     private int post(long couponId, String token) {
