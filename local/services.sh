@@ -6,13 +6,18 @@
 # CONSUMER_JAVA_OPTS (added after it); API_ARGS, CONSUMER_ARGS (extra program arguments);
 # SERVICES_START_TIMEOUT (s, default 900: 754 s was seen on a starved 2-core VM); SERVICES_STOP_TIMEOUT (s, default 40);
 # SERVICES_EXTRACT (1: run the extracted layout, 0: the fat jar);
-# LOCAL_DB_CONNECT_TIMEOUT_MS (default 30000).
+# LOCAL_DB_CONNECT_TIMEOUT_MS (default 30000); COUPON_ISSUANCE_MAX_IN_FLIGHT (default 64).
 set -euo pipefail
 LOG_TAG=services
 # shellcheck source=lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
-JAVA_OPTS=${JAVA_OPTS:--Xms256m -Xmx1g -XX:+UseG1GC -XX:+ExitOnOutOfMemoryError}
+# C1 only and the serial collector: on a 2-core box shared with three brokers, C2's compiler
+# threads and G1's concurrent threads took the CPU that start-up and requests needed (an API start
+# went from 400-490 s to 148 s, session 8). JAVA_OPTS replaces this for a different trade-off.
+JAVA_OPTS=${JAVA_OPTS:--Xms256m -Xmx1g -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:+ExitOnOutOfMemoryError}
+# The API's admission bound for this box (the services' default, 256, suits a pod of its own).
+MAX_IN_FLIGHT=${COUPON_ISSUANCE_MAX_IN_FLIGHT:-64}
 # Patient: two Spring Boot JVMs beside Kafka on a busy 2-core box took 4 min to start.
 START_TIMEOUT=${SERVICES_START_TIMEOUT:-900}
 # The services' own DB connect timeouts (2-5 s) suit a cluster; here a loaded MariaDB answered a
@@ -71,6 +76,7 @@ svc_start() {
   start_bg "$name" "$logf" "-Dlocal.harness.run-dir=$RUN_DIR" \
     env $(infra_env) SERVER_PORT="$(svc_port "$name")" MANAGEMENT_SERVER_PORT="$(svc_mgmt_port "$name")" \
       COUPON_SECURITY_JWT_SECRET="$JWT_SECRET" SPRING_DATASOURCE_HIKARI_CONNECTIONTIMEOUT="$DB_CONNECT_TIMEOUT_MS" \
+      COUPON_ISSUANCE_MAX_IN_FLIGHT="$MAX_IN_FLIGHT" \
       "$JAVA" $JAVA_OPTS $(svc_java_opts "$name") -Dlocal.harness.run-dir="$RUN_DIR" -jar "$jar" $(svc_args "$name")
   log "$name: started pid $(pid_of "$name") from ${jar#"$ROOT"/}, log $logf"
 }

@@ -54,6 +54,9 @@ class EndToEndIT {
         // Short enough for a test to watch the reconciler release what a killed process left behind.
         env.put("COUPON_RECONCILER_INTERVAL", "1s");
         env.put("COUPON_RECONCILER_STALE_AFTER", "5s");
+        // The admission bound for a 2-core box that also runs Kafka, Redis and MariaDB (as
+        // local/services.sh sets it): more in flight made Redis and Kafka calls outlast their timeouts.
+        env.put("COUPON_ISSUANCE_MAX_IN_FLIGHT", System.getProperty("it.api.max-in-flight", "64"));
         ServiceProcess process = new ServiceProcess("coupon-api", "it.api.jar", API_MANAGEMENT_PORT, env).start();
         process.awaitReady(Harness.serviceStartTimeout());
         return process;
@@ -68,6 +71,9 @@ class EndToEndIT {
         env.put("SPRING_DATASOURCE_PASSWORD", Harness.dbPassword());
         env.put("SPRING_KAFKA_BOOTSTRAP_SERVERS", Harness.kafkaBootstrap());
         env.put("COUPON_SECURITY_JWT_SECRET", Harness.JWT_SECRET);
+        // A loaded MariaDB answered the handshake slower than the services' 2 s default (as in
+        // local/services.sh): Flyway then failed the start with a communications link failure.
+        env.put("SPRING_DATASOURCE_HIKARI_CONNECTIONTIMEOUT", "30000");
         return env;
     }
 

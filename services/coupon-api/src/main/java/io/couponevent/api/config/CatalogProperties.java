@@ -22,7 +22,7 @@ import org.springframework.validation.annotation.Validated;
 @Validated
 @ConfigurationProperties("coupon.catalog")
 public record CatalogProperties(
-        @Valid @DefaultValue List<CouponSpec> coupons,
+        @DefaultValue List<@Valid CouponSpec> coupons,
         @DefaultValue("true") boolean registerOnStart) {
 
     public record CouponSpec(

@@ -24,6 +24,7 @@ class ConfigValidationTest {
                 .run(ctx -> {
                     assertThat(ctx).hasNotFailed();
                     assertThat(ctx.getBean(IssuanceProperties.class).sendTimeout()).hasSeconds(2);
+                    assertThat(ctx.getBean(IssuanceProperties.class).maxInFlight()).isEqualTo(256);
                 });
     }
 
@@ -42,6 +43,12 @@ class ConfigValidationTest {
     void nonPositiveSendTimeout() {
         runner.withPropertyValues("coupon.security.jwt.jwk-set-uri=http://127.0.0.1:1/jwks", "coupon.issuance.send-timeout=0s")
                 .run(ctx -> assertThat(ctx).getFailure().rootCause().hasMessageContaining("send-timeout must be positive"));
+    }
+
+    @Test
+    void admissionBoundBelowOne() {
+        runner.withPropertyValues("coupon.security.jwt.jwk-set-uri=http://127.0.0.1:1/jwks", "coupon.issuance.max-in-flight=0")
+                .run(ctx -> assertThat(ctx).getFailure().rootCause().hasMessageContaining("max-in-flight must be at least 1"));
     }
 
     @Test
