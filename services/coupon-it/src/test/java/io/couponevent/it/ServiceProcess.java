@@ -33,7 +33,10 @@ final class ServiceProcess implements AutoCloseable {
         Path logs = Path.of(System.getProperty("it.logs", "target/it-logs"));
         Files.createDirectories(logs);
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder pb = new ProcessBuilder(java, "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+        // A fixed heap and a metaspace threshold above what the services load: heap growth and
+        // metaspace-triggered full collections took 18 s each on a starved 2-core box.
+        ProcessBuilder pb = new ProcessBuilder(java, "-Xms1g", "-Xmx1g", "-XX:MetaspaceSize=256m",
+                "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-jar", extracted(java, logs.getParent()).toString());
         pb.environment().putAll(env);
         File log = logs.resolve(name + ".log").toFile();
