@@ -6,7 +6,7 @@
 import http from 'k6/http';
 import exec from 'k6/execution';
 import { sleep } from 'k6';
-import { common, int, seconds, str, userId } from './lib/config.js';
+import { common, gracefulStop, int, seconds, str, userId } from './lib/config.js';
 import { userToken } from './lib/jwt.js';
 import { EXPECTED_STATUSES, awaitIssued, issue, metrics } from './lib/api.js';
 import { TREND_STATS, baseThresholds, submetric, summaryHandler, trackSubmetric } from './lib/summary.js';
@@ -53,7 +53,7 @@ export const options = {
     startTime: `${p.start}s`,
     preAllocatedVUs: Math.min(MAX_VUS, Math.max(10, Math.ceil(p.rate / 2))),
     maxVUs: MAX_VUS,
-    gracefulStop: '10s',
+    gracefulStop: gracefulStop(SHED_RETRIES + 1),
   }])),
   thresholds,
   summaryTrendStats: TREND_STATS,

@@ -4,7 +4,7 @@
 // an expected answer here (the event may close while the soak runs).
 import http from 'k6/http';
 import exec from 'k6/execution';
-import { common, int, num, str, userId } from './lib/config.js';
+import { common, gracefulStop, int, num, str, userId } from './lib/config.js';
 import { userToken } from './lib/jwt.js';
 import { EXPECTED_STATUSES, couponInfo, issue, metrics, status } from './lib/api.js';
 import { TREND_STATS, baseThresholds, summaryHandler } from './lib/summary.js';
@@ -25,6 +25,7 @@ export const options = {
       duration: DURATION,
       preAllocatedVUs: Math.max(5, Math.ceil(RATE / 5)),
       maxVUs: int('MAX_VUS', Math.max(50, RATE * 4)),
+      gracefulStop: gracefulStop(4), // issue() tries up to 4 times
     },
   },
   thresholds: {

@@ -8,7 +8,7 @@ import http from 'k6/http';
 import exec from 'k6/execution';
 import { sleep } from 'k6';
 import { Counter } from 'k6/metrics';
-import { common, int, num, seconds, str, userId } from './lib/config.js';
+import { common, gracefulStop, int, num, seconds, str, userId } from './lib/config.js';
 import { userToken } from './lib/jwt.js';
 import { EXPECTED_STATUSES, awaitIssued, issue, metrics } from './lib/api.js';
 import { TREND_STATS, baseThresholds, summaryHandler } from './lib/summary.js';
@@ -34,7 +34,8 @@ export const options = {
       vus: VUS,
       iterations: Math.ceil(USERS / VUS),
       maxDuration: str('MAX_DURATION', '10m'),
-      gracefulStop: '30s',
+      // a first attempt and a second click, each with its retries
+      gracefulStop: gracefulStop(2 * (SHED_RETRIES + 1)),
     },
   },
   thresholds: { ...baseThresholds({ poll: POLL }), issuance_second_accept: ['count==0'] },

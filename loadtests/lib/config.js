@@ -59,6 +59,13 @@ export const common = {
   requestTimeout: str('REQUEST_TIMEOUT', '30s'),
 };
 
+// How long a scenario's end waits for iterations in flight. An iteration cut short loses the answer
+// of its request in flight, while the server may still accept it: a row that no 202 or 503 accounts
+// for. Default: time for a request plus its retries to end (each ≤ REQUEST_TIMEOUT, 5 s back-off).
+export function gracefulStop(attempts) {
+  return str('GRACEFUL_STOP', `${Math.ceil(attempts * (seconds(common.requestTimeout) + 5))}s`);
+}
+
 export function userId(index) {
   return `${common.userPrefix}${common.userOffset + index}`;
 }
