@@ -83,11 +83,13 @@ def wait_ready(app, seconds=180):
     pytest.fail(f"{app} not ready on {MANAGEMENT[app]} (start it: local/infra.sh up && local/services.sh up)")
 
 
-def issue(coupon, user, attempts=20):
+def issue(coupon, user, attempts=75):
     """One issuance as a well-behaved client makes it: a 503 (load shed, e.g. the first Kafka sends of
     a cold producer on a starved machine outlasting the send timeout) is retried after Retry-After.
     A shed answer can be ambiguous: a Redis command that timed out on the client may still have
-    reserved, and the retry then answers 409 until the reconciler releases the stale reservation."""
+    reserved, and the retry then answers 409 until the reconciler releases the stale reservation.
+    A timed-out send also holds its slot (503 "held" for the last coupons) until the reconciler
+    settles it after stale-after (30 s): the attempts outlast that (20 were too few, session 8)."""
     for _ in range(attempts):
         status, _ = call("POST", f"{API}/api/v1/coupons/{coupon}/issuances", user, body={})
         if status != 503:
