@@ -36,6 +36,11 @@ public record IssuanceProperties(
         return retryAfter == null || retryAfter.toSeconds() >= 1;
     }
 
+    /** The {@code Retry-After} header value of every 503: whole seconds, at least 1. */
+    public String retryAfterHeader() {
+        return Long.toString(Math.max(1, retryAfter.toSeconds()));
+    }
+
     @AssertTrue(message = "coupon.issuance.admission-wait must not be negative")
     public boolean isAdmissionWaitValid() {
         return admissionWait == null || !admissionWait.isNegative();

@@ -1,8 +1,6 @@
 package io.couponevent.api.security;
 
 import java.io.IOException;
-import java.util.LinkedHashMap;
-import java.util.Map;
 
 import io.couponevent.api.web.Problems;
 import jakarta.servlet.http.HttpServletRequest;
@@ -12,7 +10,6 @@ import tools.jackson.databind.json.JsonMapper;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
-import org.springframework.http.ProblemDetail;
 import org.springframework.security.access.AccessDeniedException;
 import org.springframework.security.core.AuthenticationException;
 import org.springframework.security.web.AuthenticationEntryPoint;
@@ -43,16 +40,8 @@ class ProblemSecurityHandlers implements AuthenticationEntryPoint, AccessDeniedH
     }
 
     private void write(HttpServletResponse response, HttpStatus status, String code, String detail) throws IOException {
-        ProblemDetail problem = Problems.of(status, code, detail);
-        // Written by hand (the filters run outside Spring MVC's converters): RFC 9457 members + code.
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("type", problem.getType().toString());
-        body.put("title", problem.getTitle());
-        body.put("status", problem.getStatus());
-        body.put("detail", problem.getDetail());
-        body.put("code", code);
         response.setStatus(status.value());
         response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
-        json.writeValue(response.getOutputStream(), body);
+        json.writeValue(response.getOutputStream(), Problems.members(status, code, detail));
     }
 }

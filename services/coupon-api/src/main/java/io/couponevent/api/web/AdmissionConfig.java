@@ -2,6 +2,7 @@ package io.couponevent.api.web;
 
 import io.couponevent.api.config.IssuanceProperties;
 import io.micrometer.core.instrument.MeterRegistry;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.security.autoconfigure.web.servlet.SecurityFilterProperties;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
@@ -14,10 +15,9 @@ class AdmissionConfig {
 
     @Bean
     FilterRegistrationBean<IssuanceAdmissionFilter> issuanceAdmissionFilter(IssuanceProperties issuance,
-            MeterRegistry registry) {
+            JsonMapper json, MeterRegistry registry) {
         FilterRegistrationBean<IssuanceAdmissionFilter> registration = new FilterRegistrationBean<>(
-                new IssuanceAdmissionFilter(issuance.maxInFlight(), issuance.admissionWait(), issuance.retryAfter(),
-                        registry));
+                new IssuanceAdmissionFilter(issuance, json, registry));
         registration.addUrlPatterns("/api/v1/coupons/*");
         registration.setOrder(SecurityFilterProperties.DEFAULT_FILTER_ORDER - 1);
         return registration;

@@ -31,7 +31,7 @@ public class ApiExceptionHandler extends ResponseEntityExceptionHandler {
     private final String retryAfterSeconds;
 
     public ApiExceptionHandler(IssuanceProperties issuance) {
-        this.retryAfterSeconds = Long.toString(Math.max(1, issuance.retryAfter().toSeconds()));
+        this.retryAfterSeconds = issuance.retryAfterHeader();
     }
 
     @ExceptionHandler(ApiException.class)

@@ -1,11 +1,10 @@
 package io.couponevent.api.web;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
+import io.couponevent.api.config.IssuanceProperties;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -13,8 +12,10 @@ import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.web.filter.OncePerRequestFilter;
 
@@ -34,12 +35,17 @@ public class IssuanceAdmissionFilter extends OncePerRequestFilter {
     private final Semaphore turns;
     private final long waitNanos;
     private final String retryAfterSeconds;
+    private final byte[] overloaded;
     private final Counter rejected;
 
-    public IssuanceAdmissionFilter(int maxInFlight, Duration admissionWait, Duration retryAfter, MeterRegistry registry) {
+    public IssuanceAdmissionFilter(IssuanceProperties issuance, JsonMapper json, MeterRegistry registry) {
+        int maxInFlight = issuance.maxInFlight();
         this.turns = new Semaphore(maxInFlight, true);
-        this.waitNanos = admissionWait.toNanos();
-        this.retryAfterSeconds = Long.toString(Math.max(1, retryAfter.toSeconds()));
+        this.waitNanos = issuance.admissionWait().toNanos();
+        this.retryAfterSeconds = issuance.retryAfterHeader();
+        // Always the same answer: rendered once, not per turned-away request.
+        this.overloaded = json.writeValueAsBytes(Problems.members(HttpStatus.SERVICE_UNAVAILABLE, "OVERLOADED",
+                "too many issuance requests at once, try again shortly"));
         this.rejected = Counter.builder("coupon.issuance.admission.rejected")
                 .description("issuance requests answered 503 OVERLOADED without being worked on").register(registry);
         Gauge.builder("coupon.issuance.in.flight", turns, s -> maxInFlight - s.availablePermits())
@@ -63,7 +69,7 @@ public class IssuanceAdmissionFilter extends OncePerRequestFilter {
             admitted = false;
         }
         if (!admitted) {
-            reject(request, response);
+            reject(response);
             return;
         }
         try {
@@ -73,15 +79,11 @@ public class IssuanceAdmissionFilter extends OncePerRequestFilter {
         }
     }
 
-    private void reject(HttpServletRequest request, HttpServletResponse response) throws IOException {
+    private void reject(HttpServletResponse response) throws IOException {
         rejected.increment();
         response.setStatus(HttpServletResponse.SC_SERVICE_UNAVAILABLE);
         response.setHeader(HttpHeaders.RETRY_AFTER, retryAfterSeconds);
         response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
-        response.setCharacterEncoding(StandardCharsets.UTF_8.name());
-        // The shape of every other problem (Problems.of), written here because MVC is never reached.
-        response.getWriter().write("{\"type\":\"urn:coupon-event:problem:overloaded\",\"title\":\"Service Unavailable\","
-                + "\"status\":503,\"detail\":\"too many issuance requests at once, try again shortly\","
-                + "\"code\":\"OVERLOADED\"}");
+        response.getOutputStream().write(overloaded);
     }
 }

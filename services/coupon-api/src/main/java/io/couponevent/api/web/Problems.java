@@ -1,6 +1,8 @@
 package io.couponevent.api.web;
 
 import java.net.URI;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.ProblemDetail;
@@ -16,6 +18,21 @@ public final class Problems {
         problem.setType(URI.create("urn:coupon-event:problem:" + code.toLowerCase().replace('_', '-')));
         problem.setProperty("code", code);
         return problem;
+    }
+
+    /**
+     * The problem's members (RFC 9457 + {@code code}) for writers outside Spring MVC's converters:
+     * servlet filters answer before MVC is reached.
+     */
+    public static Map<String, Object> members(HttpStatusCode status, String code, String detail) {
+        ProblemDetail problem = of(status, code, detail);
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("type", problem.getType().toString());
+        body.put("title", problem.getTitle());
+        body.put("status", problem.getStatus());
+        body.put("detail", problem.getDetail());
+        body.put("code", code);
+        return body;
     }
 
     /** The default code for a status that no handler named more precisely. */

@@ -7,8 +7,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.couponevent.api.config.IssuanceProperties;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.mock.web.MockHttpServletResponse;
@@ -17,8 +19,13 @@ import org.springframework.mock.web.MockHttpServletResponse;
 class IssuanceAdmissionFilterTest {
 
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    private final IssuanceAdmissionFilter filter = new IssuanceAdmissionFilter(1, Duration.ofMillis(100),
-            Duration.ofSeconds(2), registry);
+    private final IssuanceAdmissionFilter filter = filter(Duration.ofMillis(100), Duration.ofSeconds(2), registry);
+
+    /** One turn; {@code wait} for it; 503s suggest {@code retryAfter}. */
+    private static IssuanceAdmissionFilter filter(Duration wait, Duration retryAfter, SimpleMeterRegistry registry) {
+        return new IssuanceAdmissionFilter(new IssuanceProperties(Duration.ofSeconds(2), retryAfter, 1, wait),
+                JsonMapper.builder().build(), registry);
+    }
 
     private static MockHttpServletRequest post() {
         return new MockHttpServletRequest("POST", "/api/v1/coupons/7/issuances");
@@ -81,8 +88,7 @@ class IssuanceAdmissionFilterTest {
     @Test
     void aRequestThatWaitsWithinTheBoundIsServed() throws Exception {
         // A long wait, so the outcome does not depend on how fast this machine schedules threads.
-        IssuanceAdmissionFilter patient = new IssuanceAdmissionFilter(1, Duration.ofSeconds(30), Duration.ofSeconds(1),
-                new SimpleMeterRegistry());
+        IssuanceAdmissionFilter patient = filter(Duration.ofSeconds(30), Duration.ofSeconds(1), new SimpleMeterRegistry());
         Holder holder = new Holder(patient);
         AtomicInteger served = new AtomicInteger();
         MockHttpServletResponse response = new MockHttpServletResponse();
