@@ -19,7 +19,8 @@ const POLL_DEADLINE_S = seconds(str('POLL_DEADLINE', '60s'));
 const POLL = POLL_INTERVAL_S > 0;
 
 // Each phase owns a disjoint block of user ids: its base is the most iterations earlier phases
-// can run.
+// can run. k6 can start one iteration more than rate × duration (one at each end of the window: a
+// 5/s phase of 10 s ran 51), so each block has a spare second of iterations.
 const phases = [];
 {
   let start = 0;
@@ -31,7 +32,7 @@ const phases = [];
     if (!(r > 0) || !(d > 0)) throw new Error(`bad stage "${stage}" in STAGES (want rate:duration)`);
     phases.push({ name: `p${i + 1}_${r}rps`, rate: r, duration: d, start, base });
     start += d;
-    base += Math.ceil(r * d);
+    base += Math.ceil(r * (d + 1));
   });
 }
 const phaseByName = Object.fromEntries(phases.map((p) => [p.name, p]));
