@@ -3,23 +3,38 @@
 # (local/infra.sh must be up). Builds nothing: `cd services && ./mvnw -DskipTests package` first.
 # Usage: local/services.sh up|down|status|logs [api|consumer]...
 # Environment: PORT_OFFSET, RUN_DIR (as for infra.sh); JAVA_OPTS (both), API_JAVA_OPTS,
-# CONSUMER_JAVA_OPTS (added after it); API_ARGS, CONSUMER_ARGS (extra program arguments);
+# CONSUMER_JAVA_OPTS (heap and collector, added after it); API_ARGS, CONSUMER_ARGS (extra program arguments);
 # SERVICES_START_TIMEOUT (s, default 900: 754 s was seen on a starved 2-core VM); SERVICES_STOP_TIMEOUT (s, default 40);
 # SERVICES_EXTRACT (1: run the extracted layout, 0: the fat jar);
-# LOCAL_DB_CONNECT_TIMEOUT_MS (default 30000); COUPON_ISSUANCE_MAX_IN_FLIGHT (default 64).
+# LOCAL_DB_CONNECT_TIMEOUT_MS (default 30000); COUPON_ISSUANCE_MAX_IN_FLIGHT (default 64),
+# COUPON_ISSUANCE_ADMISSION_WAIT (10s), COUPON_ISSUANCE_RETRY_AFTER (2s).
 set -euo pipefail
 LOG_TAG=services
 # shellcheck source=lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
-# C1 only and the serial collector: on a 2-core box shared with three brokers, C2's compiler
-# threads and G1's concurrent threads took the CPU that start-up and requests needed (an API start
-# went from 400-490 s to 148 s, session 8). JAVA_OPTS replaces this for a different trade-off.
-# A fixed heap and a metaspace threshold above what the services load: heap growth and
-# metaspace-triggered full collections took 18 s each there.
-JAVA_OPTS=${JAVA_OPTS:--Xms1g -Xmx1g -XX:MetaspaceSize=256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:+ExitOnOutOfMemoryError}
+# C1 only: on a 2-core box shared with three brokers, C2's compiler threads took the CPU that
+# start-up and requests needed (an API start went from 400-490 s to 148 s, session 8), and C2 did not
+# raise a 10,000-VU spike's throughput either (session 9). A metaspace threshold above what the
+# services load: metaspace-triggered full collections took 18 s there. Every page of the heap is
+# touched at start (AlwaysPreTouch): on this kind of VM the first touch of a page costs ~7.6 µs
+# (2.5 s per GiB), which otherwise landed inside the first young collections of a spike (avg 1.7 s).
+# JAVA_OPTS replaces these common options; API_JAVA_OPTS / CONSUMER_JAVA_OPTS replace the per-service
+# heap and collector below.
+JAVA_OPTS=${JAVA_OPTS:--XX:MetaspaceSize=256m -XX:TieredStopAtLevel=1 -XX:+AlwaysPreTouch -XX:+ExitOnOutOfMemoryError}
+# The API holds one connection and, while it waits for a turn, one parked virtual thread per client:
+# a 10,000-VU spike ran a 1 GiB heap out of memory (session 9). The parallel collector's two threads
+# halve the pauses of the serial one, which the consumer keeps (it holds no client connections).
+API_JAVA_OPTS=${API_JAVA_OPTS:--Xms3g -Xmx3g -XX:+UseParallelGC}
+CONSUMER_JAVA_OPTS=${CONSUMER_JAVA_OPTS:--Xms1g -Xmx1g -XX:+UseSerialGC}
 # The API's admission bound for this box (the services' default, 256, suits a pod of its own).
 MAX_IN_FLIGHT=${COUPON_ISSUANCE_MAX_IN_FLIGHT:-64}
+# How long a request waits for a turn before 503 (the services' default is 500 ms). When k6 shares
+# the cores, every 503 comes back after Retry-After and costs a full request again: a 10,000-VU spike
+# with 500 ms ended with 37,000 503s and 6,800 users giving up; with 10 s every user was served
+# (session 9). A waiting request is a parked virtual thread and costs nothing until its turn.
+ADMISSION_WAIT=${COUPON_ISSUANCE_ADMISSION_WAIT:-10s}
+RETRY_AFTER=${COUPON_ISSUANCE_RETRY_AFTER:-2s}
 # Patient: two Spring Boot JVMs beside Kafka on a busy 2-core box took 4 min to start.
 START_TIMEOUT=${SERVICES_START_TIMEOUT:-900}
 # The services' own DB connect timeouts (2-5 s) suit a cluster; here a loaded MariaDB answered a
@@ -78,7 +93,8 @@ svc_start() {
   start_bg "$name" "$logf" "-Dlocal.harness.run-dir=$RUN_DIR" \
     env $(infra_env) SERVER_PORT="$(svc_port "$name")" MANAGEMENT_SERVER_PORT="$(svc_mgmt_port "$name")" \
       COUPON_SECURITY_JWT_SECRET="$JWT_SECRET" SPRING_DATASOURCE_HIKARI_CONNECTIONTIMEOUT="$DB_CONNECT_TIMEOUT_MS" \
-      COUPON_ISSUANCE_MAX_IN_FLIGHT="$MAX_IN_FLIGHT" \
+      COUPON_ISSUANCE_MAX_IN_FLIGHT="$MAX_IN_FLIGHT" COUPON_ISSUANCE_ADMISSIONWAIT="$ADMISSION_WAIT" \
+      COUPON_ISSUANCE_RETRYAFTER="$RETRY_AFTER" \
       "$JAVA" $JAVA_OPTS $(svc_java_opts "$name") -Dlocal.harness.run-dir="$RUN_DIR" -jar "$jar" $(svc_args "$name")
   log "$name: started pid $(pid_of "$name") from ${jar#"$ROOT"/}, log $logf"
 }
