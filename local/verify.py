@@ -438,6 +438,17 @@ def report(args):
         "cores": os.cpu_count() or 1,
         "invariants_passed": int(v["passed"] and sold["verification"]["passed"]),
     }
+    sus = json.load(open(args.sustained)) if args.sustained and os.path.exists(args.sustained) else None
+    if sus:
+        sk, sv = sus["k6"], sus["verification"]
+        out.update({
+            "sustained_target_rps": sk.get("phases", [{}])[0].get("target_rps", 0),
+            "sustained_rps": sk["accepted_rps"], "sustained_p50_ms": sk["p50_ms"], "sustained_p95_ms": sk["p95_ms"],
+            "sustained_p99_ms": sk["p99_ms"], "sustained_dropped": sk.get("dropped_iterations", 0),
+        })
+        for k in ("over_issue", "duplicates", "lost_acceptances"):
+            out[k] += sv[k]
+        out["invariants_passed"] = int(out["invariants_passed"] and sv["passed"])
     for role, pct in cpu_info.get("percent_of_machine", {}).items():
         out[f"cpu_pct_{role.replace('-', '_')}"] = pct
     drain = out["drain_seconds"]
@@ -466,6 +477,9 @@ def report(args):
            f"{out['rows']:,} rows at {out['persist_rps']:,.0f} rows/s.",
            f"Sold-out storm: {out['soldout_requests']:,} requests at {out['soldout_rps']:,.0f} req/s, "
            f"p50 {out['soldout_p50_ms']:.0f} ms, p95 {out['soldout_p95_ms']:.0f} ms, p99 {out['soldout_p99_ms']:.0f} ms.",
+           *([f"Sustained rate: {out['sustained_target_rps']:,}/s offered (constant arrival rate, VUs reused), "
+              f"{out['sustained_rps']:,.0f} accepted/s, p50 {out['sustained_p50_ms']:.0f} ms, p95 {out['sustained_p95_ms']:.0f} ms, "
+              f"p99 {out['sustained_p99_ms']:.0f} ms, {out['sustained_dropped']:,} arrivals k6 could not start."] if sus else []),
            "CPU share of the machine during the main phase: " + ", ".join(
                f"{r} {p:.0f}%" for r, p in sorted(cpu_info.get("percent_of_machine", {}).items(), key=lambda x: -x[1])) + "."]
     text = "\n".join(md) + "\n"
@@ -509,6 +523,7 @@ def main():
     for name in ("--main", "--soldout", "--json", "--markdown"):
         rp.add_argument(name, required=True)
     rp.add_argument("--cpu")
+    rp.add_argument("--sustained", help="verify output of the constant-arrival-rate phase")
     tm = sub.add_parser("timed")
     tm.add_argument("--out", required=True)
     tm.add_argument("command", nargs=argparse.REMAINDER)
