@@ -85,5 +85,27 @@ else
   fail "verifier self-test: no spike summary"
 fi
 
+echo "--- verifier self-test: --latency-reported (make demo) reports a missed latency target, still judges failures"
+if [ -s "$OUT/spike-k6.json" ]; then
+  # slow: the same real run with its p95 threshold marked missed; gaveup: also a user who gave up.
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["thresholds"]["issuance_duration: p(95)<1"]=False; d["thresholds_ok"]=False; json.dump(d, open(sys.argv[2], "w")); d["gave_up"]=1; d["thresholds"]["issuance_gave_up: count==0"]=False; json.dump(d, open(sys.argv[3], "w"))' \
+    "$OUT/spike-k6.json" "$OUT/slow-k6.json" "$OUT/gaveup-k6.json"
+  common=(--quantity "$SPIKE_QUANTITY" --drain-timeout 5 --reconcile-timeout 5 --no-kafka --latency-reported)
+  if python3 local/verify.py verify --k6 "$OUT/slow-k6.json" "${common[@]}" > "$OUT/slow.txt" 2>&1 \
+      && grep -q "INFO  latency targets .*missed: issuance_duration: p(95)<1" "$OUT/slow.txt"; then
+    pass "a missed latency target is reported, not judged"
+  else
+    fail "--latency-reported judged latency or did not report it"; cat "$OUT/slow.txt"
+  fi
+  if ! python3 local/verify.py verify --k6 "$OUT/gaveup-k6.json" "${common[@]}" > "$OUT/gaveup.txt" 2>&1 \
+      && grep -q "FAIL  k6 thresholds .*issuance_gave_up" "$OUT/gaveup.txt"; then
+    pass "a user who gave up still fails the run"
+  else
+    fail "--latency-reported let a failure through"; cat "$OUT/gaveup.txt"
+  fi
+else
+  fail "verifier self-test: no spike summary"
+fi
+
 echo
 if [ ${#failures[@]} -eq 0 ]; then echo "test-loadtests: ALL PASSED"; else printf 'test-loadtests: FAILED: %s\n' "${failures[@]}"; exit 1; fi
