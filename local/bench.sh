@@ -2,14 +2,14 @@
 # make bench: throughput and latency of the whole path on this machine (k6 included), written to
 # build/bench/summary.json (numbers only) and build/bench/summary.md (the table for
 # docs/performance.md).
-#   sustained rate SUSTAIN_RATE new users a second for SUSTAIN_DURATION (constant arrival rate, VUs
+#   sustained rate SUSTAIN_RATE new users a second for SUSTAIN_SECONDS (constant arrival rate, VUs
 #                  and their connections reused): the throughput the path holds without a queue
 #   main phase     a coupon bigger than the number of requests: every request is accepted and goes
 #                  Redis -> Kafka -> consumer -> MariaDB; VUS virtual users serve USERS users
 #   sold-out storm a coupon with no stock left: every request is answered 410 from Redis
 # Options (environment): VUS (10000) USERS (60000) SOLDOUT_USERS (40000) RAMP (2s) BUILD (0)
 # SHED_RETRIES (20: patient clients, so the figures measure the system, not users giving up)
-# SUSTAIN_RATE (800) SUSTAIN_DURATION (30s); SUSTAIN_RATE=0 skips that phase
+# SUSTAIN_RATE (800) SUSTAIN_SECONDS (30); SUSTAIN_RATE=0 skips that phase
 # KEEP (0) PORT_OFFSET / RUN_DIR, API_JAVA_OPTS / CONSUMER_JAVA_OPTS (passed to local/services.sh).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -56,13 +56,16 @@ trap 'exit 130' INT TERM
 scripts/tools.sh apt k6
 [ "$BUILD" = 1 ] || ls services/coupon-api/target/*.jar services/coupon-consumer/target/*.jar >/dev/null 2>&1 || BUILD=1
 [ "$BUILD" = 1 ] && make --no-print-directory build
+# How fast this host is right now (figures of the same host moved with it): before anything starts.
+mkdir -p "$OUT"
+python3 local/verify.py gauge > "$OUT/gauge.json"
 say "starting the stack"
 local/infra.sh up
 eval "$(local/infra.sh env)"
 export DB_URL DB_USER DB_PASSWORD KAFKA_BOOTSTRAP
 local/services.sh up
 mkdir -p "$OUT"
-rm -f "$OUT"/*.json
+find "$OUT" -name '*.json' ! -name gauge.json -delete
 
 # Warm the JIT a little so the measured phases are not the JVM's first minute (its own coupon).
 python3 local/verify.py register --coupon $((BASE + 2)) --quantity 5000
@@ -73,12 +76,15 @@ COUPON_ID=$((BASE + 2)) VUS=200 USERS=3000 RAMP=1s POLL_INTERVAL=0 RETRY_FRACTIO
 # and cost the next phase a third of its throughput (612 against 900/s, session 9).
 sustained_rc=0
 if [ "${SUSTAIN_RATE:-800}" != 0 ]; then
-  say "sustained rate: ${SUSTAIN_RATE:-800} new users a second for ${SUSTAIN_DURATION:-30s}"
+  rate=${SUSTAIN_RATE:-800} seconds=${SUSTAIN_SECONDS:-30}
+  say "sustained rate: $rate new users a second for ${seconds}s"
   SUSTAINED_COUPON=$((BASE + 3))
-  python3 local/verify.py register --coupon "$SUSTAINED_COUPON" --quantity 1000000 --wait-ready 0
-  COUPON_ID=$SUSTAINED_COUPON STAGES="${SUSTAIN_RATE:-800}:${SUSTAIN_DURATION:-30s}" MAX_VUS=${SUSTAIN_MAX_VUS:-3000} \
+  # Stock for every arrival and a margin: each unit of quantity is a slot row written at registration.
+  sustained_quantity=$(( rate * (seconds + 1) + 1000 ))
+  python3 local/verify.py register --coupon "$SUSTAINED_COUPON" --quantity "$sustained_quantity" --wait-ready 0
+  COUPON_ID=$SUSTAINED_COUPON STAGES="$rate:${seconds}s" MAX_VUS=${SUSTAIN_MAX_VUS:-3000} \
     USER_PREFIX=steady- SUMMARY_PATH="$OUT/sustained-k6.json" loadtests/run.sh arrival-rate.js || true
-  python3 local/verify.py verify --k6 "$OUT/sustained-k6.json" --quantity 1000000 --ignore-thresholds \
+  python3 local/verify.py verify --k6 "$OUT/sustained-k6.json" --quantity "$sustained_quantity" --ignore-thresholds \
     --out "$OUT/sustained.json" || sustained_rc=$?
 fi
 
@@ -108,6 +114,6 @@ python3 local/verify.py verify --k6 "$OUT/soldout-k6.json" --quantity "$soldout_
 
 say "report"
 python3 local/verify.py report --main "$OUT/main.json" --soldout "$OUT/soldout.json" --cpu "$OUT/cpu.json" \
-  $([ -f "$OUT/sustained.json" ] && echo --sustained "$OUT/sustained.json") \
+  $([ -f "$OUT/sustained.json" ] && echo --sustained "$OUT/sustained.json") --gauge "$OUT/gauge.json" \
   --json "$OUT/summary.json" --markdown "$OUT/summary.md"
 [ "$main_rc" = 0 ] && [ "$soldout_rc" = 0 ] && [ "$sustained_rc" = 0 ]

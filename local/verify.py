@@ -418,6 +418,37 @@ TARGETS = [  # (label, VUs, req/s, p95 ms)
 GOAL = {"vus_peak": 10000, "accepted_rps": 3333, "p95_ms": 300, "drain_seconds": 10}
 
 
+def gauge():
+    """How fast this shared host is right now; benchmark figures move with it, so each report
+    carries it. `gauge_s`: one core's speed, 10 million Python additions (0.32 to 0.49 s within one
+    minute with the stack idle, session 9). `wakeup_us`: a round trip between two processes over
+    pipes, i.e. the cost of waking another process, which every request pays several times over
+    (Redis, Kafka, the consumer) and which this kind of VM makes expensive."""
+    start = time.perf_counter()
+    total = 0
+    for i in range(10_000_000):
+        total += i
+    gauge_s = round(time.perf_counter() - start, 3)
+    ping_r, ping_w = os.pipe()
+    pong_r, pong_w = os.pipe()
+    rounds = 5000
+    pid = os.fork()
+    if pid == 0:
+        for _ in range(rounds):
+            os.read(ping_r, 1)
+            os.write(pong_w, b"x")
+        os._exit(0)
+    start = time.perf_counter()
+    for _ in range(rounds):
+        os.write(ping_w, b"x")
+        os.read(pong_r, 1)
+    wakeup_us = round((time.perf_counter() - start) / rounds * 1e6, 1)
+    os.waitpid(pid, 0)
+    for fd in (ping_r, ping_w, pong_r, pong_w):
+        os.close(fd)
+    return {"gauge_s": gauge_s, "wakeup_us": wakeup_us}
+
+
 def report(args):
     main = json.load(open(args.main))
     sold = json.load(open(args.soldout))
@@ -451,6 +482,10 @@ def report(args):
         out["invariants_passed"] = int(out["invariants_passed"] and sv["passed"])
     for role, pct in cpu_info.get("percent_of_machine", {}).items():
         out[f"cpu_pct_{role.replace('-', '_')}"] = pct
+    if args.gauge and os.path.exists(args.gauge):
+        g = json.load(open(args.gauge))
+        out["machine_gauge_s"] = g["gauge_s"]
+        out["machine_wakeup_us"] = g.get("wakeup_us", -1)
     drain = out["drain_seconds"]
     verdict = {
         "vus_peak": out["vus_peak"] >= GOAL["vus_peak"],
@@ -480,6 +515,9 @@ def report(args):
            *([f"Sustained rate: {out['sustained_target_rps']:,}/s offered (constant arrival rate, VUs reused), "
               f"{out['sustained_rps']:,.0f} accepted/s, p50 {out['sustained_p50_ms']:.0f} ms, p95 {out['sustained_p95_ms']:.0f} ms, "
               f"p99 {out['sustained_p99_ms']:.0f} ms, {out['sustained_dropped']:,} arrivals k6 could not start."] if sus else []),
+           *([f"Host gauge before the run: 10 million Python additions in {out['machine_gauge_s']} s, a process "
+              f"wake-up round trip {out['machine_wakeup_us']} µs (slower means a busier host and lower figures)."]
+             if "machine_gauge_s" in out else []),
            "CPU share of the machine during the main phase: " + ", ".join(
                f"{r} {p:.0f}%" for r, p in sorted(cpu_info.get("percent_of_machine", {}).items(), key=lambda x: -x[1])) + "."]
     text = "\n".join(md) + "\n"
@@ -524,6 +562,8 @@ def main():
         rp.add_argument(name, required=True)
     rp.add_argument("--cpu")
     rp.add_argument("--sustained", help="verify output of the constant-arrival-rate phase")
+    rp.add_argument("--gauge", help="output of `verify.py gauge` taken before the run")
+    sub.add_parser("gauge", help="seconds one core takes for 10 million additions in Python")
     tm = sub.add_parser("timed")
     tm.add_argument("--out", required=True)
     tm.add_argument("command", nargs=argparse.REMAINDER)
@@ -542,6 +582,9 @@ def main():
         return report(a)
     if a.cmd == "timed":
         return timed(a)
+    if a.cmd == "gauge":
+        print(json.dumps(gauge()))
+        return 0
     return cpu(a)
 
 
