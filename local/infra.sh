@@ -43,8 +43,7 @@ cmd_up() {
   redis_up; log "redis cluster ok on ${REDIS_PORTS[0]}-${REDIS_PORTS[5]} ($(elapsed "$t"))"
   kafka_wait_started; log "kafka nodes started ($(elapsed "$t"))"
   kafka_create_topics
-  kafka_wait_healthy; kafka_balance_leaders
-  log "kafka topics $KAFKA_TOPIC ($KAFKA_TOPIC_PARTITIONS) and $KAFKA_DLT ($KAFKA_DLT_PARTITIONS) ready ($(elapsed "$t"))"
+  kafka_wait_healthy; log "kafka topics $KAFKA_TOPIC ($KAFKA_TOPIC_PARTITIONS) and $KAFKA_DLT ($KAFKA_DLT_PARTITIONS) ready ($(elapsed "$t"))"
   log "infra up in $(elapsed "$t0"); eval \"\$(local/infra.sh env)\" for the variables"
 }
 
@@ -64,14 +63,14 @@ cmd_kafka_start() {
   local t; t=$(now_ms)
   kafka_launch "$@"
   kafka_wait_started
-  kafka_wait_healthy; kafka_balance_leaders
+  kafka_wait_healthy
   log "kafka healthy ($(elapsed "$t"))"
 }
 
 cmd_reset() {
   local t; t=$(now_ms)
   mariadb_reset
-  kafka_recreate_topics; kafka_wait_healthy 60; kafka_balance_leaders
+  kafka_recreate_topics; kafka_wait_healthy 60
   log "kafka: topics $KAFKA_TOPIC and $KAFKA_DLT recreated empty"
   redis_flush
   log "reset done ($(elapsed "$t"))"

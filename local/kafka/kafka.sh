@@ -206,7 +206,10 @@ kafka_create_topics() {
   cat "$KAFKA_DIR/topics.err" >&2; return 1
 }
 
-kafka_wait_healthy() { wait_until "${1:-$KAFKA_HEALTHY_TIMEOUT}" "every kafka partition to be fully replicated" kafka_healthy; }
+# Waits until every replica is in sync, then puts each partition's leader on its preferred replica.
+kafka_wait_healthy() {
+  wait_until "${1:-$KAFKA_HEALTHY_TIMEOUT}" "every kafka partition to be fully replicated" kafka_healthy && kafka_balance_leaders
+}
 
 # Moves each partition's leadership to its preferred replica. Topics created while a node is still
 # registering, or a node restarted, leave every leader on one broker (all 12 on node 3 was seen);
