@@ -1,13 +1,14 @@
-# The per-event umbrella chart (repository root). Tests run offline: the Bitnami dependencies are
-# switched off (examples/offline-external.yaml) and dropped from a copy of Chart.yaml
-# (tests/offline-chart.sh explains why). PLATFORM_CHART_TESTS comes from mk/platform.mk.
+# The per-event umbrella chart (repository root) and its tests (tests/chart/). Tests run offline:
+# the Bitnami dependencies are switched off (tests/chart/fixtures/offline-external.yaml) and dropped
+# from a copy of Chart.yaml (tests/chart/offline-chart.sh explains why). PLATFORM_CHART_TESTS comes
+# from mk/platform.mk.
 CHART_COPY := $(ROOT)/build/chart/coupon-event
-CHART_OFFLINE := -f examples/offline-external.yaml
-# Scenario name = extra values files (on top of the offline overlay).
+# Scenario name = extra values files (on top of the offline overlay), relative to the repository.
 CHART_SCENARIOS := defaults= \
   external=examples/external-kafka.yaml \
   loadtest=examples/loadtest.yaml \
   no-autoscaling=examples/dev.yaml \
+  mirror=tests/chart/fixtures/mirror.yaml \
   $(foreach f,$(sort $(wildcard examples/*.yaml)),example-$(basename $(notdir $(f)))=$(f))
 
 .PHONY: chart-tools chart-offline chart-lint chart-unittest test-chart
@@ -15,13 +16,13 @@ chart-tools:
 	@scripts/tools.sh helm helm-unittest
 
 chart-offline: chart-tools ## copy of the chart without the Bitnami dependencies (build/chart/coupon-event)
-	@tests/offline-chart.sh $(CHART_COPY) >/dev/null
+	@tests/chart/offline-chart.sh $(CHART_COPY) >/dev/null
 
 chart-lint: chart-offline ## helm lint --strict + helm template of every scenario, and the schema/fail checks
-	@tests/chart-lint.sh $(CHART_COPY) $(CHART_SCENARIOS)
+	@tests/chart/lint.sh $(CHART_COPY) $(CHART_SCENARIOS)
 
-chart-unittest: chart-offline ## helm-unittest suites (tests/*_test.yaml)
-	@cd $(CHART_COPY) && helm-unittest --strict --color=false -f 'tests/*_test.yaml' .
+chart-unittest: chart-offline ## helm-unittest suites (tests/chart/unit/*_test.yaml)
+	@cd $(CHART_COPY) && helm-unittest --strict --color=false -f 'tests/chart/unit/*_test.yaml' .
 
 test-chart: ## chart lint, unit tests, and the platform's real-apiserver and schema checks
 	@$(MAKE) --no-print-directory chart-lint chart-unittest $(PLATFORM_CHART_TESTS)

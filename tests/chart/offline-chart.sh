@@ -3,17 +3,19 @@
 # repository's chart except that Chart.yaml lists no Bitnami dependencies (redis-cluster, mysql).
 # Helm refuses to render or install a chart whose declared dependencies are missing from charts/,
 # whatever their `condition` says, and the Bitnami charts can only be fetched from their OCI
-# registry. With redis-cluster.enabled=false and mysql.enabled=false (examples/offline-external.yaml)
-# the two charts contribute nothing, so the copy renders exactly what the real chart renders.
-# Usage: tests/offline-chart.sh [DEST]   (default build/chart/coupon-event)
+# registry. With redis-cluster.enabled=false and mysql.enabled=false (tests/chart/fixtures/
+# offline-external.yaml) the two charts contribute nothing, so the copy renders exactly what the real
+# chart renders.
+# Usage: tests/chart/offline-chart.sh [DEST]   (default build/chart/coupon-event)
 set -euo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 DEST="${1:-$ROOT/build/chart/coupon-event}"
 rm -rf "$DEST"
 mkdir -p "$DEST"
 cd "$ROOT"
-# What the chart consists of (see .helmignore) plus its unit tests.
-for p in Chart.yaml values.yaml values.schema.json .helmignore templates charts tests examples \
+# What the chart consists of (see .helmignore) plus its tests (helm-unittest looks for them inside
+# the chart) and the values files they use.
+for p in Chart.yaml values.yaml values.schema.json .helmignore templates charts tests/chart examples \
          dashboards monitoring/rules loadtests; do
   [ -e "$p" ] || continue
   mkdir -p "$DEST/$(dirname "$p")"

@@ -3,10 +3,10 @@
 # (built by scripts/tools.sh), with TLS, a static token, RBAC + Node authorization and service-account
 # signing keys. No scheduler, controller-manager or kubelet: objects are stored and validated, never run.
 #
-#   test/chart/apiserver.sh up      start (idempotent), wait until /readyz, write the kubeconfig
-#   test/chart/apiserver.sh down    stop both processes by PID and delete the data
-#   test/chart/apiserver.sh env     print `export KUBECONFIG=...`
-#   test/chart/apiserver.sh status
+#   tests/apiserver/apiserver.sh up      start (idempotent), wait until /readyz, write the kubeconfig
+#   tests/apiserver/apiserver.sh down    stop both processes by PID and delete the data
+#   tests/apiserver/apiserver.sh env     print `export KUBECONFIG=...`
+#   tests/apiserver/apiserver.sh status
 #
 # State lives in APISERVER_DIR (default .run/apiserver): certs, token file, etcd data, logs, PIDs,
 # ports and the kubeconfig. Ports are free ones picked at start, so harnesses never collide.

@@ -10,7 +10,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from conftest import ROOT, SHARED, load_yaml
+from kube import ROOT, SHARED, load_yaml
 
 SCHEMAS = SHARED / "schemas"
 KEYS_DIR = Path(__file__).parent / "upstream-keys"
@@ -169,7 +169,7 @@ def test_operator_versions_are_the_pinned_ones():
 
 
 def test_install_script_pins_every_chart():
-    from conftest import run
+    from kube import run
     out = run(["bash", str(ROOT / "operators" / "install.sh"), "--print"]).stdout
     for name, r in pinned_releases().items():
         line = next(l for l in out.splitlines() if f"upgrade --install {name} " in l)
@@ -264,7 +264,8 @@ def test_operators_run_on_system_nodes_with_known_priority_classes():
 # ---------------------------------------------------------------------------------- chart deps
 
 def chart_value_files(chart_dir: Path) -> list[Path]:
-    return [chart_dir / "values.yaml", *sorted((chart_dir / "examples").glob("*.yaml"))]
+    return [chart_dir / "values.yaml", *sorted((chart_dir / "examples").glob("*.yaml")),
+            *sorted((chart_dir / "tests" / "chart" / "fixtures").glob("*.yaml"))]
 
 
 @pytest.fixture(scope="module")

@@ -1,8 +1,8 @@
 """chart-apiserver: the per-event chart installed, upgraded and uninstalled with helm on a real
-etcd + kube-apiserver (test/chart/apiserver.sh) that has the operators' CRDs, so every object —
+etcd + kube-apiserver (tests/apiserver/apiserver.sh) that has the operators' CRDs, so every object —
 custom resources included — goes through the server's validation. There are no controllers: hook
 Jobs never run (installs use --no-hooks; the hooks are checked with a server-side dry run) and
-nothing gets scheduled. Run through `test/chart/run.sh apiserver` (make chart-apiserver)."""
+nothing gets scheduled. Run through `tests/apiserver/run.sh` (make chart-apiserver)."""
 from __future__ import annotations
 
 import json
@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 
 import chartcheck as cc
-from conftest import ROOT, SHARED, TIMINGS, helm, kubectl, kubectl_json, load_yaml_all, run
+from kube import ROOT, SHARED, TIMINGS, helm, kubectl, kubectl_json, load_yaml_all, run
 
 CRD_DIRS = [SHARED / "crds" / d for d in
             ("strimzi", "strimzi/access-operator", "keda", "k6-operator", "prometheus-operator")]
 CHART_COPY = ROOT / "build" / "chart-apiserver" / "coupon-event"
-OFFLINE = "examples/offline-external.yaml"
+OFFLINE = "tests/chart/fixtures/offline-external.yaml"
 
 # Scenario -> extra values files on top of the offline overlay (names as in mk/chart.mk); every
 # example event gets a scenario, the ones already covered above only once.
@@ -30,8 +30,7 @@ SCENARIOS = {
 }
 SCENARIOS.update({f"example-{p.stem}": [f"examples/{p.name}"]
                   for p in sorted((ROOT / "examples").glob("*.yaml"))
-                  if p.name != "offline-external.yaml"
-                  and [f"examples/{p.name}"] not in SCENARIOS.values()})
+                  if [f"examples/{p.name}"] not in SCENARIOS.values()})
 
 
 # ------------------------------------------------------------------------------------ fixtures
@@ -39,7 +38,7 @@ SCENARIOS.update({f"example-{p.stem}": [f"examples/{p.name}"]
 @pytest.fixture(scope="session")
 def cluster():
     if not os.environ.get("KUBECONFIG"):
-        pytest.fail("KUBECONFIG is not set: run through test/chart/run.sh apiserver")
+        pytest.fail("KUBECONFIG is not set: run through tests/apiserver/run.sh")
     ready = os.environ.get("APISERVER_READY_SECONDS")
     if ready:
         TIMINGS.append(("kube-apiserver + etcd start until /readyz", float(ready)))
@@ -62,7 +61,7 @@ def cluster():
 def chart(cluster) -> Path:
     if not (ROOT / "Chart.yaml").exists():
         pytest.fail("no Chart.yaml at the repository root")
-    out = run(["bash", str(ROOT / "tests" / "offline-chart.sh"), str(CHART_COPY)]).stdout.strip()
+    out = run(["bash", str(ROOT / "tests" / "chart" / "offline-chart.sh"), str(CHART_COPY)]).stdout.strip()
     return Path(out)
 
 

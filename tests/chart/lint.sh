@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # helm lint --strict and helm template for every scenario, the rendered custom resources checked
 # against the operators' CRD schemas, and the values the chart must refuse.
-# Usage: tests/chart-lint.sh CHART_DIR name=values.yaml[,more.yaml] ...
+# Usage: tests/chart/lint.sh CHART_DIR name=values.yaml[,more.yaml] ...
+#   CHART_DIR is the offline copy (tests/chart/offline-chart.sh); values paths are relative to the
+#   repository and go on top of tests/chart/fixtures/offline-external.yaml.
 set -euo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+ROOT="$(cd "$HERE/../.." && pwd)"
 CHART=$1; shift
 OUT="$ROOT/build/chart/rendered"
 CRDS="${CRDS_DIR:-$ROOT/../shared/crds}"
@@ -11,13 +14,13 @@ CRDS="${CRDS_DIR:-$ROOT/../shared/crds}"
 MYSQL_SCHEMA="$(dirname "$CRDS")/schemas/helm-values/mysql-14.0.5.values.schema.json"
 rm -rf "$OUT"; mkdir -p "$OUT"
 fail=0; n=0
-base=(-f "$CHART/examples/offline-external.yaml")
+base=(-f "$HERE/fixtures/offline-external.yaml")
 
 for scenario in "$@"; do
   name=${scenario%%=*}; files=${scenario#*=}
   args=("${base[@]}")
   IFS=, read -ra extra <<< "$files"
-  for f in "${extra[@]}"; do [ -n "$f" ] && args+=(-f "$CHART/$f"); done
+  for f in "${extra[@]}"; do [ -n "$f" ] && args+=(-f "$ROOT/$f"); done
   n=$((n + 1))
   if ! lint=$(helm lint --strict "$CHART" "${args[@]}" 2>&1); then
     echo "FAIL lint $name"; echo "$lint" | sed 's/^/    /'; fail=$((fail + 1)); continue
@@ -29,11 +32,25 @@ for scenario in "$@"; do
 done
 
 # Every rendered custom resource against the CRD it targets (unknown fields are errors too).
-if ! python3 "$ROOT/tests/validate_rendered.py" "$CRDS" "$OUT"/*.yaml; then fail=$((fail + 1)); fi
+if ! python3 "$HERE/validate_rendered.py" "$CRDS" "$OUT"/*.yaml; then fail=$((fail + 1)); fi
+
+# A registry mirror reaches every image the release renders (hooks, helm test and k6 included).
+if [ -f "$OUT/mirror.yaml" ]; then
+  n=$((n + 1))
+  mirror=$(python3 -c 'import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))["global"]["imageRegistry"])' \
+    "$HERE/fixtures/mirror.yaml")
+  images=$(grep -hE '^\s*(- )?image: ' "$OUT/mirror.yaml" | sed -E 's/^\s*(- )?image: "?([^"]*)"?/\2/' | sort -u)
+  others=$(grep -v "^$mirror/" <<< "$images" || true)
+  if [ -z "$images" ] || [ -n "$others" ]; then
+    echo "FAIL images outside the mirror $mirror:"; echo "${others:-no images rendered}" | sed 's/^/    /'; fail=$((fail + 1))
+  else
+    echo "ok   every image from the mirror ($(wc -l <<< "$images") images)"
+  fi
+fi
 
 # The bundled MySQL's values against the Bitnami mysql 14.0.5 values schema.
 if [ -f "$MYSQL_SCHEMA" ]; then
-  if python3 - "$MYSQL_SCHEMA" "$CHART/values.yaml" "$CHART"/examples/*.yaml <<'PY'
+  if python3 - "$MYSQL_SCHEMA" "$ROOT/values.yaml" "$ROOT"/examples/*.yaml "$HERE"/fixtures/*.yaml <<'PY'
 import json, sys, yaml, jsonschema
 schema = json.load(open(sys.argv[1]))
 base = yaml.safe_load(open(sys.argv[2]))["mysql"]

@@ -1,5 +1,5 @@
-"""Shared helpers for the chart and platform tests: paths, YAML loading, helm/kubectl runners and
-the timing report printed at the end of the run."""
+"""Helpers of the chart suites that talk to Kubernetes (tests/apiserver, tests/platform), loaded as a
+pytest plugin by tests/pytest.sh: paths, YAML loading, helm/kubectl runners and the timing report."""
 from __future__ import annotations
 
 import json
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("SHARED_DIR", ROOT.parent / "shared"))
 BIN = ROOT / ".tools" / "bin"
 TIMINGS_FILE = ROOT / "build" / "platform-timings.txt"
