@@ -24,6 +24,7 @@ class CouponKafkaPropertiesTest {
             CouponKafkaProperties props = context.getBean(CouponKafkaProperties.class);
             assertThat(props.topic()).isEqualTo("coupon-issuance");
             assertThat(props.deadLetterTopic()).isEqualTo("coupon-issuance-dlt");
+            assertThat(props.consumerGroup()).isEqualTo("coupon-consumer");
             assertThat(props.partitions()).isEqualTo(12);
             assertThat(props.replicas()).isEqualTo((short) 3);
             assertThat(props.minInsyncReplicas()).isEqualTo(2);
@@ -46,6 +47,8 @@ class CouponKafkaPropertiesTest {
         runner.withPropertyValues("coupon.kafka.topic=").run(context ->
                 assertThat(context).getFailure().rootCause()
                         .hasMessageContaining("coupon.kafka").hasMessageContaining("'topic'"));
+        runner.withPropertyValues("coupon.kafka.consumer-group=").run(context ->
+                assertThat(context).getFailure().rootCause().hasMessageContaining("'consumerGroup'"));
         runner.withPropertyValues("coupon.kafka.topic=same", "coupon.kafka.dead-letter-topic=same").run(context ->
                 assertThat(context).getFailure().rootCause().hasMessageContaining("must differ"));
     }

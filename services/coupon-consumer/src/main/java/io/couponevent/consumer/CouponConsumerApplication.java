@@ -1,8 +1,8 @@
 package io.couponevent.consumer;
 
 import io.couponevent.common.kafka.CouponKafkaProperties;
+import io.couponevent.common.security.JwtProperties;
 import io.couponevent.consumer.config.ConsumerProperties;
-import io.couponevent.consumer.config.JwtProperties;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;

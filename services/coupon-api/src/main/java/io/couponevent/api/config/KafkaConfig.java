@@ -4,17 +4,31 @@ import java.util.Map;
 
 import org.apache.kafka.clients.producer.ProducerConfig;
 
+import io.couponevent.common.kafka.CouponKafkaProperties;
+import io.couponevent.common.kafka.KafkaHealthIndicator;
+
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.kafka.autoconfigure.DefaultKafkaProducerFactoryCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
+import org.springframework.kafka.core.KafkaAdmin;
 
-/**
- * Bounds every blocking point of the producer by {@code coupon.issuance.send-timeout}: a record the
- * request gave up on should not be delivered much later (it has been compensated by then).
- */
+/** The shared {@code coupon.kafka} names, the producer's time bounds and the Kafka readiness check. */
 @Configuration
+@EnableConfigurationProperties(CouponKafkaProperties.class)
 public class KafkaConfig {
 
+    /** Readiness needs Kafka: without brokers every issuance would end in a compensated 503. */
+    @Bean
+    KafkaHealthIndicator kafka(KafkaAdmin kafkaAdmin, KafkaListenerEndpointRegistry listeners) {
+        return new KafkaHealthIndicator(kafkaAdmin, listeners);
+    }
+
+    /**
+     * Bounds every blocking point of the producer by {@code coupon.issuance.send-timeout}: a record the
+     * request gave up on should not be delivered much later (it has been compensated by then).
+     */
     @Bean
     DefaultKafkaProducerFactoryCustomizer producerTimeouts(IssuanceProperties issuance) {
         long timeout = issuance.sendTimeout().toMillis();

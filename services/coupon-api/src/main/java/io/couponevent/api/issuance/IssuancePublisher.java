@@ -9,9 +9,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import io.couponevent.api.config.IssuanceProperties;
-import io.couponevent.api.config.TopicProperties;
 import io.couponevent.common.IssuanceEvent;
-import tools.jackson.databind.json.JsonMapper;
+import io.couponevent.common.kafka.CouponKafkaProperties;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,7 +21,8 @@ import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.stereotype.Component;
 
 /**
- * Sends the contract's issuance message ({@link IssuanceEvent} as JSON, key {@code "<couponId>:<userId>"}) and waits at most
+ * Sends the contract's issuance message ({@link IssuanceEvent}, written by coupon-common's
+ * {@code IssuanceEventSerializer}, key {@code "<couponId>:<userId>"}) and waits at most
  * {@code coupon.issuance.send-timeout} for the acknowledgement of all in-sync replicas.
  */
 @Component
@@ -30,15 +30,13 @@ public class IssuancePublisher {
 
     private static final Logger log = LoggerFactory.getLogger(IssuancePublisher.class);
 
-    private final KafkaTemplate<String, String> kafka;
-    private final JsonMapper json;
+    private final KafkaTemplate<String, IssuanceEvent> kafka;
     private final String topic;
     private final Duration timeout;
 
-    public IssuancePublisher(KafkaTemplate<String, String> kafka, JsonMapper json, TopicProperties topics,
+    public IssuancePublisher(KafkaTemplate<String, IssuanceEvent> kafka, CouponKafkaProperties topics,
             IssuanceProperties issuance) {
         this.kafka = kafka;
-        this.json = json;
         this.topic = topics.topic();
         this.timeout = issuance.sendTimeout();
     }
@@ -66,10 +64,9 @@ public class IssuancePublisher {
      */
     public void send(long couponId, String userId, int slot, Instant reservedAt) {
         IssuanceEvent event = new IssuanceEvent(UUID.randomUUID(), couponId, userId, slot, reservedAt);
-        String value = json.writeValueAsString(event);
         CompletableFuture<?> sent;
         try {
-            sent = kafka.send(topic, event.key(), value);
+            sent = kafka.send(topic, event.key(), event);
         } catch (RuntimeException e) {
             // KafkaProducer.send throws synchronously when metadata cannot be fetched in max.block.ms:
             // the record never reached the producer's buffer, so it cannot land later.

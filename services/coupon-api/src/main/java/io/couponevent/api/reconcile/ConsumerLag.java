@@ -6,7 +6,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
-import io.couponevent.api.config.TopicProperties;
+import io.couponevent.common.kafka.CouponKafkaProperties;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -30,10 +30,10 @@ public class ConsumerLag implements DisposableBean {
     private static final long TIMEOUT_MS = 5000;
 
     private final KafkaAdmin kafkaAdmin;
-    private final TopicProperties topics;
+    private final CouponKafkaProperties topics;
     private volatile Admin admin;
 
-    public ConsumerLag(KafkaAdmin kafkaAdmin, TopicProperties topics) {
+    public ConsumerLag(KafkaAdmin kafkaAdmin, CouponKafkaProperties topics) {
         this.kafkaAdmin = kafkaAdmin;
         this.topics = topics;
     }

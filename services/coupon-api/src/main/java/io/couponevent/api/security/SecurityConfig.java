@@ -1,14 +1,14 @@
 package io.couponevent.api.security;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
-import javax.crypto.spec.SecretKeySpec;
-
-import io.couponevent.api.config.JwtProperties;
+import io.couponevent.common.security.CouponTokens;
+import io.couponevent.common.security.JwtProperties;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.security.autoconfigure.actuate.web.servlet.EndpointRequest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -20,20 +20,20 @@ import org.springframework.security.oauth2.core.DelegatingOAuth2TokenValidator;
 import org.springframework.security.oauth2.core.OAuth2Error;
 import org.springframework.security.oauth2.core.OAuth2TokenValidator;
 import org.springframework.security.oauth2.core.OAuth2TokenValidatorResult;
-import org.springframework.security.oauth2.jose.jws.MacAlgorithm;
 import org.springframework.security.oauth2.jwt.Jwt;
 import org.springframework.security.oauth2.jwt.JwtDecoder;
 import org.springframework.security.oauth2.jwt.JwtValidators;
 import org.springframework.security.oauth2.jwt.NimbusJwtDecoder;
-import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationConverter;
-import org.springframework.security.oauth2.server.resource.authentication.JwtGrantedAuthoritiesConverter;
 import org.springframework.security.web.SecurityFilterChain;
 
 /**
  * Stateless resource server: the user is the JWT {@code sub}, admins carry {@code "admin"} in the
- * {@code roles} claim. Every security refusal is problem+json, like the rest of the API.
+ * {@code roles} claim. Every security refusal is problem+json, like the rest of the API. Only where
+ * requests are served: the hook jobs ({@code coupon.job}) run without a web server and need no key.
  */
 @Configuration
+@ConditionalOnWebApplication
+@EnableConfigurationProperties(JwtProperties.class)
 public class SecurityConfig {
 
     /**
@@ -65,7 +65,7 @@ public class SecurityConfig {
                         .requestMatchers("/error").permitAll()
                         .anyRequest().denyAll())
                 .oauth2ResourceServer(o -> o
-                        .jwt(jwt -> jwt.jwtAuthenticationConverter(authenticationConverter()))
+                        .jwt(jwt -> jwt.jwtAuthenticationConverter(CouponTokens.rolesConverter()))
                         .authenticationEntryPoint(handlers)
                         .accessDeniedHandler(handlers))
                 .exceptionHandling(e -> e.authenticationEntryPoint(handlers).accessDeniedHandler(handlers));
@@ -74,10 +74,7 @@ public class SecurityConfig {
 
     @Bean
     JwtDecoder jwtDecoder(JwtProperties properties) {
-        NimbusJwtDecoder decoder = properties.hasSecret()
-                ? NimbusJwtDecoder.withSecretKey(new SecretKeySpec(properties.secret().getBytes(StandardCharsets.UTF_8), "HmacSHA256"))
-                        .macAlgorithm(MacAlgorithm.HS256).build()
-                : NimbusJwtDecoder.withJwkSetUri(properties.jwkSetUri().toString()).build();
+        NimbusJwtDecoder decoder = CouponTokens.decoder(properties);
         List<OAuth2TokenValidator<Jwt>> validators = new ArrayList<>();
         validators.add(JwtValidators.createDefault());
         validators.add(SecurityConfig::validSubject);
@@ -98,14 +95,5 @@ public class SecurityConfig {
             return OAuth2TokenValidatorResult.failure(new OAuth2Error("invalid_token", "sub must not contain control characters", null));
         }
         return OAuth2TokenValidatorResult.success();
-    }
-
-    private static JwtAuthenticationConverter authenticationConverter() {
-        JwtGrantedAuthoritiesConverter roles = new JwtGrantedAuthoritiesConverter();
-        roles.setAuthoritiesClaimName("roles");
-        roles.setAuthorityPrefix("ROLE_");
-        JwtAuthenticationConverter converter = new JwtAuthenticationConverter();
-        converter.setJwtGrantedAuthoritiesConverter(roles);
-        return converter;
     }
 }

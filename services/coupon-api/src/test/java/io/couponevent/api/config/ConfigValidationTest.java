@@ -2,6 +2,7 @@ package io.couponevent.api.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.couponevent.common.security.JwtProperties;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.context.properties.EnableConfigurationProperties;

@@ -1,6 +1,7 @@
 package io.couponevent.consumer.config;
 
 import io.couponevent.common.kafka.CouponKafkaProperties;
+import io.couponevent.common.kafka.KafkaHealthIndicator;
 import io.couponevent.consumer.deadletter.DeadLetterRecoverer;
 import io.couponevent.consumer.listener.RetryLaterException;
 import io.couponevent.consumer.metrics.ConsumerMetrics;
@@ -13,6 +14,7 @@ import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.RecoverableDataAccessException;
 import org.springframework.dao.TransientDataAccessException;
 import org.springframework.kafka.config.ContainerCustomizer;
+import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
 import org.springframework.kafka.config.TopicBuilder;
 import org.springframework.kafka.core.KafkaAdmin;
 import org.springframework.kafka.core.KafkaTemplate;
@@ -25,6 +27,12 @@ import org.springframework.util.backoff.ExponentialBackOff;
 /** Listener container, error handling and topic declarations. */
 @Configuration(proxyBeanMethods = false)
 public class KafkaConfig {
+
+    /** Readiness: the cluster answers and the listener runs (bean name {@code kafka}, see the health groups). */
+    @Bean
+    KafkaHealthIndicator kafka(KafkaAdmin kafkaAdmin, KafkaListenerEndpointRegistry listeners) {
+        return new KafkaHealthIndicator(kafkaAdmin, listeners);
+    }
 
     @Bean
     DeadLetterRecoverer deadLetterRecoverer(KafkaTemplate<?, ?> template, CouponKafkaProperties topics,

@@ -1,10 +1,10 @@
 package io.couponevent.consumer.config;
 
+import io.couponevent.common.security.CouponTokens;
+import io.couponevent.common.security.JwtProperties;
 import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import javax.crypto.spec.SecretKeySpec;
-import java.nio.charset.StandardCharsets;
 import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -12,11 +12,7 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.config.http.SessionCreationPolicy;
-import org.springframework.security.oauth2.jose.jws.MacAlgorithm;
 import org.springframework.security.oauth2.jwt.JwtDecoder;
-import org.springframework.security.oauth2.jwt.NimbusJwtDecoder;
-import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationConverter;
-import org.springframework.security.oauth2.server.resource.authentication.JwtGrantedAuthoritiesConverter;
 import org.springframework.security.web.SecurityFilterChain;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -32,12 +28,6 @@ public class SecurityConfig {
 
     @Bean
     SecurityFilterChain securityFilterChain(HttpSecurity http) throws Exception {
-        JwtGrantedAuthoritiesConverter roles = new JwtGrantedAuthoritiesConverter();
-        roles.setAuthoritiesClaimName("roles");
-        roles.setAuthorityPrefix("ROLE_");
-        JwtAuthenticationConverter converter = new JwtAuthenticationConverter();
-        converter.setJwtGrantedAuthoritiesConverter(roles);
-
         return http
                 .csrf(csrf -> csrf.disable())
                 .sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
@@ -46,7 +36,7 @@ public class SecurityConfig {
                         .requestMatchers("/actuator/**", "/error").permitAll()
                         .anyRequest().denyAll())
                 .oauth2ResourceServer(rs -> rs
-                        .jwt(jwt -> jwt.jwtAuthenticationConverter(converter))
+                        .jwt(jwt -> jwt.jwtAuthenticationConverter(CouponTokens.rolesConverter()))
                         .authenticationEntryPoint((request, response, e) ->
                                 write(response, HttpStatus.UNAUTHORIZED, "UNAUTHENTICATED", "A valid bearer token is required"))
                         .accessDeniedHandler((request, response, e) ->
@@ -61,11 +51,7 @@ public class SecurityConfig {
 
     @Bean
     JwtDecoder jwtDecoder(JwtProperties props) {
-        if (props.secret() != null) {
-            SecretKeySpec key = new SecretKeySpec(props.secret().getBytes(StandardCharsets.UTF_8), "HmacSHA256");
-            return NimbusJwtDecoder.withSecretKey(key).macAlgorithm(MacAlgorithm.HS256).build();
-        }
-        return NimbusJwtDecoder.withJwkSetUri(props.jwkSetUri().toString()).build();
+        return CouponTokens.decoder(props);
     }
 
     private static void write(HttpServletResponse response, HttpStatus status, String code, String detail)
