@@ -13,6 +13,9 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.couponevent.testsupport.Database;
+import io.couponevent.testsupport.Harness;
+import io.couponevent.testsupport.Kafka;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -28,6 +31,7 @@ import tools.jackson.databind.JsonNode;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class EndToEndIT {
 
+    private static final Database DB = Database.harness();
     private static final int OFFSET = Harness.portOffset();
     private static final int API_PORT = 8080 + OFFSET;
     private static final int API_MANAGEMENT_PORT = 8081 + OFFSET;
@@ -40,7 +44,7 @@ class EndToEndIT {
 
     @BeforeAll
     static void startServices() throws Exception {
-        Harness.ensureTopic();
+        Kafka.ensureIssuanceTopic();
         consumer = new ServiceProcess("coupon-consumer", "it.consumer.jar", CONSUMER_MANAGEMENT_PORT,
                 common(CONSUMER_PORT, CONSUMER_MANAGEMENT_PORT)).start();
         api = startApi();
@@ -111,10 +115,10 @@ class EndToEndIT {
         // settles it (adopted if it landed, released if not): sell out whatever that released.
         Set<String> late = sellOut(coupon, 1000, "spike-late-" + coupon);
         JsonNode report = awaitConsistent(coupon, Duration.ofSeconds(120));
-        assertThat(Harness.rows(coupon)).isEqualTo(1000);
-        assertThat(Harness.distinctSlots(coupon)).isEqualTo(1000);
-        assertThat(Harness.users(coupon)).containsAll(result.accepted());
-        assertThat(Harness.users(coupon)).as("every row belongs to a 202 or an ambiguous answer")
+        assertThat(DB.rows(coupon)).isEqualTo(1000);
+        assertThat(DB.distinctSlots(coupon)).isEqualTo(1000);
+        assertThat(DB.users(coupon)).containsAll(result.accepted());
+        assertThat(DB.users(coupon)).as("every row belongs to a 202 or an ambiguous answer")
                 .isSubsetOf(union(result.accepted(), result.ambiguous(), late));
         assertThat(report.get("redisIssued").asLong()).isEqualTo(1000);
         assertThat(report.get("remaining").asLong()).isZero();
@@ -130,7 +134,7 @@ class EndToEndIT {
         for (int i = 0; i < 4000; i++) users.add("flush-" + coupon + "-" + i);
         AtomicBoolean flushed = new AtomicBoolean();
         Traffic.Result during = traffic.issue(coupon, users, 100, done -> {
-            if (done == 300 && flushed.compareAndSet(false, true)) Harness.flushAllMasters();
+            if (done == 300 && flushed.compareAndSet(false, true)) Redis.flushAllMasters();
         });
         System.out.printf("flush: statuses %s%n", during.byStatus());
         assertThat(flushed).isTrue();
@@ -138,13 +142,13 @@ class EndToEndIT {
 
         // The reconciler rebuilds the lost state from MySQL once the consumer has caught up.
         awaitConsistent(coupon, Duration.ofSeconds(120));
-        assertThat(Harness.rows(coupon)).isLessThanOrEqualTo(quantity);
-        assertThat(Harness.users(coupon)).containsAll(rowsExpectedFrom(during));
+        assertThat(DB.rows(coupon)).isLessThanOrEqualTo(quantity);
+        assertThat(DB.users(coupon)).containsAll(rowsExpectedFrom(during));
 
         // Sell out what is left: the total never exceeds the quantity and no stock is stranded.
         sellOut(coupon, quantity, "flush-late-" + coupon);
         JsonNode report = awaitConsistent(coupon, Duration.ofSeconds(120));
-        assertThat(Harness.rows(coupon)).isEqualTo(quantity);
+        assertThat(DB.rows(coupon)).isEqualTo(quantity);
         assertThat(report.get("remaining").asLong()).isZero();
     }
 
@@ -177,8 +181,8 @@ class EndToEndIT {
 
         // Whatever the killed process reserved but never sent is released after stale-after (5s).
         sellOut(coupon, quantity, "kill-late-" + coupon);
-        assertThat(Harness.rows(coupon)).as("sold out exactly: no stranded stock").isEqualTo(quantity);
-        assertThat(Harness.users(coupon)).containsAll(during.accepted());
+        assertThat(DB.rows(coupon)).as("sold out exactly: no stranded stock").isEqualTo(quantity);
+        assertThat(DB.users(coupon)).containsAll(during.accepted());
     }
 
     /**
@@ -190,7 +194,7 @@ class EndToEndIT {
         long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
         for (int round = 0; System.nanoTime() < deadline; round++) {
             awaitConsistent(coupon, Duration.ofSeconds(120));
-            if (Harness.rows(coupon) >= quantity) break;
+            if (DB.rows(coupon) >= quantity) break;
             List<String> batch = new ArrayList<>();
             for (int i = 0; i < 300; i++) batch.add(prefix + "-r" + round + "-" + i);
             Traffic.Result r = traffic.issue(coupon, batch, 100, done -> { });

@@ -16,6 +16,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntConsumer;
 
+import io.couponevent.testsupport.Tokens;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -23,6 +24,9 @@ import tools.jackson.databind.json.JsonMapper;
 final class Traffic {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    /** Long enough for one spike of the whole test, however slow the machine. */
+    private static final Duration TOKEN_VALIDITY = Duration.ofHours(1);
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
             .executor(Executors.newVirtualThreadPerTaskExecutor()).build();
@@ -59,7 +63,7 @@ final class Traffic {
                 inFlight.acquire();
                 threads.submit(() -> {
                     try {
-                        int status = post(couponId, tokens.computeIfAbsent(user, u -> Harness.token(u, false)));
+                        int status = post(couponId, tokens.computeIfAbsent(user, u -> Tokens.token(u, List.of(), TOKEN_VALIDITY)));
                         byStatus.merge(status, 1, Integer::sum);
                         if (status == 202) accepted.add(user);
                         if (status == 503 || status == -1) ambiguous.add(user);
@@ -89,14 +93,14 @@ final class Traffic {
         String body = "{\"name\":\"it " + couponId + "\",\"quantity\":" + quantity + ",\"opensAt\":\"" + now.minusSeconds(60)
                 + "\",\"closesAt\":\"" + now.plusSeconds(3600) + "\"}";
         HttpRequest request = HttpRequest.newBuilder(URI.create(base + "/api/v1/admin/coupons/" + couponId))
-                .header("Authorization", "Bearer " + Harness.token("it-admin", true))
+                .header("Authorization", "Bearer " + Tokens.token("it-admin", List.of("admin"), TOKEN_VALIDITY))
                 .header("Content-Type", "application/json").PUT(HttpRequest.BodyPublishers.ofString(body)).build();
         return http.send(request, HttpResponse.BodyHandlers.ofString()).statusCode();
     }
 
     JsonNode reconciliation(long couponId) throws Exception {
         HttpRequest request = HttpRequest.newBuilder(URI.create(base + "/api/v1/admin/coupons/" + couponId + "/reconciliation"))
-                .header("Authorization", "Bearer " + Harness.token("it-admin", true)).build();
+                .header("Authorization", "Bearer " + Tokens.token("it-admin", List.of("admin"), TOKEN_VALIDITY)).build();
         HttpResponse<String> r = http.send(request, HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 200) throw new IllegalStateException(r.statusCode() + " " + r.body());
         return JSON.readTree(r.body());

@@ -13,8 +13,9 @@ import java.util.stream.Collectors;
 import io.couponevent.api.config.IssuanceProperties;
 import io.couponevent.api.support.Api;
 import io.couponevent.api.support.Api.Reply;
-import io.couponevent.api.support.Harness;
-import io.couponevent.api.support.Tokens;
+import io.couponevent.testsupport.Harness;
+import io.couponevent.testsupport.Kafka;
+import io.couponevent.testsupport.Tokens;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.BeforeAll;
@@ -39,7 +40,7 @@ class KafkaOutageTest {
 
     @BeforeAll
     static void topic() throws Exception {
-        Harness.ensureTopic();
+        Kafka.ensureIssuanceTopic();
     }
 
     @Test

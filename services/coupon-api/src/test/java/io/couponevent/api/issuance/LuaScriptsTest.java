@@ -9,7 +9,7 @@ import java.util.List;
 import io.couponevent.api.coupon.Coupon;
 import io.couponevent.api.coupon.IssuedRow;
 import io.couponevent.api.issuance.Decision.Outcome;
-import io.couponevent.api.support.Harness;
+import io.couponevent.testsupport.Harness;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -6,6 +6,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 
+import io.couponevent.testsupport.Harness;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -14,12 +15,8 @@ public final class Api {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
-    /**
-     * The server runs in the test's own JVM beside three brokers; on a starved 2-core VM a plain
-     * request has taken more than 30 s (env HARNESS_HTTP_TIMEOUT_SECONDS, default 120).
-     */
-    private static final Duration TIMEOUT = Duration.ofSeconds(Long.parseLong(
-            System.getenv().getOrDefault("HARNESS_HTTP_TIMEOUT_SECONDS", "120")));
+    /** The server runs in the test's own JVM beside three brokers: see {@link Harness#httpTimeout()}. */
+    private static final Duration TIMEOUT = Harness.httpTimeout();
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final String base;

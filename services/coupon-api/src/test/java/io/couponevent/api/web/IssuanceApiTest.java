@@ -10,9 +10,9 @@ import java.util.UUID;
 import io.couponevent.api.issuance.ReservationStore;
 import io.couponevent.api.support.Api;
 import io.couponevent.api.support.Api.Reply;
-import io.couponevent.api.support.Harness;
-import io.couponevent.api.support.Tokens;
-import io.couponevent.api.support.TopicProbe;
+import io.couponevent.testsupport.Harness;
+import io.couponevent.testsupport.Tokens;
+import io.couponevent.testsupport.Kafka;
 import io.couponevent.common.jdbc.SqlDateTime;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.BeforeAll;
@@ -43,7 +43,7 @@ class IssuanceApiTest {
 
     @BeforeAll
     static void topic() throws Exception {
-        Harness.ensureTopic();
+        Kafka.ensureIssuanceTopic();
     }
 
     @BeforeEach
@@ -63,7 +63,7 @@ class IssuanceApiTest {
     void acceptedDuplicateSoldOutAndStatus() {
         long id = openCoupon(2);
         String alice = "alice-" + UUID.randomUUID();
-        try (TopicProbe probe = new TopicProbe()) {
+        try (Kafka.Probe probe = Kafka.harness().probe(Harness.TOPIC)) {
             Reply accepted = api.issue(id, Tokens.user(alice));
             assertThat(accepted.status()).as(accepted.raw()).isEqualTo(202);
             assertThat(accepted.body().get("status").asString()).isEqualTo("PENDING");
@@ -115,7 +115,7 @@ class IssuanceApiTest {
         // The script ran but the caller never sent (its Redis call timed out on the client side).
         var decision = store.reserve(id, erin);
         assertThat(decision.outcome().name()).isEqualTo("ACCEPTED");
-        try (TopicProbe probe = new TopicProbe()) {
+        try (Kafka.Probe probe = Kafka.harness().probe(Harness.TOPIC)) {
             Reply again = api.issue(id, Tokens.user(erin));
             // A resend that outlasts the send timeout answers 503 (the 409 would be a promise nobody
             // keeps); a client retries, as it would after any 503.
@@ -190,7 +190,7 @@ class IssuanceApiTest {
         String user = "mallory-" + UUID.randomUUID();
         String token = Tokens.user(user);
         String path = "/api/v1/coupons/" + id + "/issuances";
-        try (TopicProbe probe = new TopicProbe()) {
+        try (Kafka.Probe probe = Kafka.harness().probe(Harness.TOPIC)) {
             expect(api.call("POST", path, token, "application/json", "{\"broken\":"), 400, "INVALID_REQUEST");
             expect(api.call("POST", path, token, "application/json", "[1,2]"), 400, "INVALID_REQUEST");
             expect(api.call("POST", path, token, "text/plain", "hello"), 415, "UNSUPPORTED_MEDIA_TYPE");

@@ -1,18 +1,16 @@
 package io.couponevent.consumer.listener;
 
-import static io.couponevent.consumer.support.Harness.createCoupon;
-import static io.couponevent.consumer.support.Harness.holderOfSlot;
-import static io.couponevent.consumer.support.Harness.newCouponId;
-import static io.couponevent.consumer.support.Harness.rows;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.couponevent.common.IssuanceEvent;
 import io.couponevent.common.kafka.IssuanceEventJson;
 import io.couponevent.consumer.deadletter.DeadLetterRecoverer;
-import io.couponevent.consumer.support.Eventually;
 import io.couponevent.consumer.support.IntegrationTest;
-import io.couponevent.consumer.support.Kafka;
-import io.couponevent.consumer.support.Tokens;
+import io.couponevent.testsupport.Database;
+import io.couponevent.testsupport.Eventually;
+import io.couponevent.testsupport.Harness;
+import io.couponevent.testsupport.Kafka;
+import io.couponevent.testsupport.Tokens;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -35,7 +33,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
-import org.springframework.jdbc.core.JdbcTemplate;
+import javax.sql.DataSource;
 import tools.jackson.databind.JsonNode;
 
 /**
@@ -49,7 +47,7 @@ class IssuanceFlowTest extends IntegrationTest {
     private static Kafka kafka;
 
     @Autowired
-    JdbcTemplate jdbc;
+    DataSource dataSource;
 
     @Autowired
     MeterRegistry meters;
@@ -75,8 +73,12 @@ class IssuanceFlowTest extends IntegrationTest {
         kafka.send(TOPIC, partition, event.key(), IssuanceEventJson.toBytes(event));
     }
 
-    private int awaitRows(long coupon, int expected) throws InterruptedException {
-        return Eventually.await(WAIT, () -> rows(jdbc, coupon), n -> n >= expected);
+    private Database db() {
+        return Database.of(dataSource);
+    }
+
+    private long awaitRows(long coupon, int expected) throws InterruptedException {
+        return Eventually.await(WAIT, () -> db().rows(coupon), n -> n >= expected);
     }
 
     private double duplicates() {
@@ -96,8 +98,8 @@ class IssuanceFlowTest extends IntegrationTest {
     @Test
     @Order(1)
     void redeliveredBatchAddsNothing() throws Exception {
-        long coupon = newCouponId();
-        createCoupon(jdbc, coupon, 20);
+        long coupon = Harness.uniqueCouponId();
+        db().createCoupon(coupon, 20);
         List<IssuanceEvent> events = new ArrayList<>();
         for (int i = 1; i <= 10; i++) {
             events.add(event(coupon, "user-" + i, i));
@@ -114,14 +116,14 @@ class IssuanceFlowTest extends IntegrationTest {
         }
         double seen = Eventually.await(WAIT, this::duplicates, d -> d >= duplicatesBefore + 10);
         assertThat(seen - duplicatesBefore).isEqualTo(10);
-        assertThat(rows(jdbc, coupon)).isEqualTo(10);
+        assertThat(db().rows(coupon)).isEqualTo(10);
     }
 
     @Test
     @Order(2)
     void poisonAndConflictGoToTheDeadLetterTopicAndThePartitionKeepsFlowing() throws Exception {
-        long coupon = newCouponId();
-        createCoupon(jdbc, coupon, 5);
+        long coupon = Harness.uniqueCouponId();
+        db().createCoupon(coupon, 5);
         send(0, event(coupon, "owner", 1));
         assertThat(awaitRows(coupon, 1)).isEqualTo(1);
 
@@ -134,8 +136,8 @@ class IssuanceFlowTest extends IntegrationTest {
         send(0, event(coupon, "later-2", 3));
 
         assertThat(awaitRows(coupon, 3)).isEqualTo(3);
-        assertThat(holderOfSlot(jdbc, coupon, 1)).isEqualTo("owner");
-        assertThat(holderOfSlot(jdbc, coupon, 3)).isEqualTo("later-2");
+        assertThat(db().holderOfSlot(coupon, 1)).isEqualTo("owner");
+        assertThat(db().holderOfSlot(coupon, 3)).isEqualTo("later-2");
 
         List<ConsumerRecord<String, byte[]>> dead = deadLetters(coupon, 2);
         assertThat(dead).hasSize(2);
@@ -159,28 +161,28 @@ class IssuanceFlowTest extends IntegrationTest {
     @Test
     @Order(4)
     void replayPersistsADeadLetterOnceItsCauseIsFixed() throws Exception {
-        long coupon = newCouponId();
+        long coupon = Harness.uniqueCouponId();
         IssuanceEvent early = event(coupon, "early-bird", 1);
         send(1, early);
         List<ConsumerRecord<String, byte[]>> dead = deadLetters(coupon, 1);
         assertThat(dead).hasSize(1);
         assertThat(header(dead.getFirst(), DeadLetterRecoverer.REASON_HEADER)).isEqualTo("unknown_coupon");
-        assertThat(rows(jdbc, coupon)).isZero();
+        assertThat(db().rows(coupon)).isZero();
 
-        createCoupon(jdbc, coupon, 1);
-        HttpResponse<String> response = replay(Tokens.token("ops", List.of("admin")));
+        db().createCoupon(coupon, 1);
+        HttpResponse<String> response = replay(Tokens.admin("ops"));
         assertThat(response.statusCode()).isEqualTo(200);
         JsonNode result = IssuanceEventJson.mapper().readTree(response.body());
         assertThat(result.get("replayed").asLong()).isPositive();
         assertThat(result.get("failed").asLong()).isZero();
 
         assertThat(awaitRows(coupon, 1)).isEqualTo(1);
-        assertThat(holderOfSlot(jdbc, coupon, 1)).isEqualTo("early-bird");
+        assertThat(db().holderOfSlot(coupon, 1)).isEqualTo("early-bird");
 
         // Everything up to the end was committed for the replay group: a second replay has nothing old.
-        HttpResponse<String> again = replay(Tokens.token("ops", List.of("admin")));
+        HttpResponse<String> again = replay(Tokens.admin("ops"));
         assertThat(again.statusCode()).isEqualTo(200);
-        assertThat(rows(jdbc, coupon)).isEqualTo(1);
+        assertThat(db().rows(coupon)).isEqualTo(1);
     }
 
     @Test
@@ -196,7 +198,7 @@ class IssuanceFlowTest extends IntegrationTest {
         assertThat(user.statusCode()).isEqualTo(403);
         assertThat(user.body()).contains("\"code\":\"FORBIDDEN\"");
 
-        HttpResponse<String> forged = replay(Tokens.token("ops", List.of("admin")) + "x");
+        HttpResponse<String> forged = replay(Tokens.admin("ops") + "x");
         assertThat(forged.statusCode()).isEqualTo(401);
     }
 

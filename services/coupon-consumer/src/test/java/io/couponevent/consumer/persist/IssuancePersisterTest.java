@@ -1,20 +1,19 @@
 package io.couponevent.consumer.persist;
 
-import static io.couponevent.consumer.support.Harness.createCoupon;
-import static io.couponevent.consumer.support.Harness.holderOfSlot;
-import static io.couponevent.consumer.support.Harness.newCouponId;
-import static io.couponevent.consumer.support.Harness.rows;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.couponevent.common.IssuanceEvent;
 import io.couponevent.common.jdbc.SqlDateTime;
 import io.couponevent.consumer.support.IntegrationTest;
+import io.couponevent.testsupport.Database;
+import io.couponevent.testsupport.Harness;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
+import javax.sql.DataSource;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /** Batch insert semantics against the real MariaDB/MySQL schema. */
@@ -26,14 +25,21 @@ class IssuancePersisterTest extends IntegrationTest {
     @Autowired
     JdbcTemplate jdbc;
 
+    @Autowired
+    DataSource dataSource;
+
+    private Database db() {
+        return Database.of(dataSource);
+    }
+
     private static IssuanceEvent event(long coupon, String user, int slot) {
         return new IssuanceEvent(UUID.randomUUID(), coupon, user, slot, Instant.now().truncatedTo(ChronoUnit.MILLIS));
     }
 
     @Test
     void batchWithDuplicatesInsertsEachReservationOnce() {
-        long coupon = newCouponId();
-        createCoupon(jdbc, coupon, 10);
+        long coupon = Harness.uniqueCouponId();
+        db().createCoupon(coupon, 10);
         IssuanceEvent a = event(coupon, "a", 1);
         IssuanceEvent b = event(coupon, "b", 2);
         IssuanceEvent c = event(coupon, "c", 3);
@@ -41,14 +47,14 @@ class IssuancePersisterTest extends IntegrationTest {
         List<Outcome> first = persister.persist(List.of(a, b, a, c));
         assertThat(first).extracting(o -> o.getClass().getSimpleName())
                 .containsExactly("Inserted", "Inserted", "Duplicate", "Inserted");
-        assertThat(rows(jdbc, coupon)).isEqualTo(3);
+        assertThat(db().rows(coupon)).isEqualTo(3);
 
         // The same batch delivered again, plus one new event: only the new one is written.
         IssuanceEvent d = event(coupon, "d", 4);
         List<Outcome> again = persister.persist(List.of(a, b, c, d));
         assertThat(again).extracting(o -> o.getClass().getSimpleName())
                 .containsExactly("Duplicate", "Duplicate", "Duplicate", "Inserted");
-        assertThat(rows(jdbc, coupon)).isEqualTo(4);
+        assertThat(db().rows(coupon)).isEqualTo(4);
 
         Instant stored = jdbc.queryForObject("SELECT reserved_at FROM issued_coupons WHERE coupon_id = ? AND user_id = 'a'",
                 (rs, n) -> SqlDateTime.read(rs, "reserved_at"), coupon);
@@ -57,9 +63,9 @@ class IssuancePersisterTest extends IntegrationTest {
 
     @Test
     void conflictsAreRejectedWithoutFailingTheRestOfTheBatch() {
-        long coupon = newCouponId();
-        long missing = newCouponId();
-        createCoupon(jdbc, coupon, 3);
+        long coupon = Harness.uniqueCouponId();
+        long missing = Harness.uniqueCouponId();
+        db().createCoupon(coupon, 3);
         persister.persist(List.of(event(coupon, "owner", 1)));
 
         List<Outcome> outcomes = persister.persist(List.of(
@@ -73,12 +79,12 @@ class IssuancePersisterTest extends IntegrationTest {
         assertThat(outcomes).extracting(IssuancePersisterTest::describe).containsExactly(
                 "rejected:slot_conflict", "duplicate", "inserted",
                 "rejected:slot_conflict", "rejected:unknown_coupon", "inserted");
-        assertThat(rows(jdbc, coupon)).isEqualTo(3);
-        assertThat(holderOfSlot(jdbc, coupon, 1)).isEqualTo("owner");
-        assertThat(holderOfSlot(jdbc, coupon, 2)).isEqualTo("good");
+        assertThat(db().rows(coupon)).isEqualTo(3);
+        assertThat(db().holderOfSlot(coupon, 1)).isEqualTo("owner");
+        assertThat(db().holderOfSlot(coupon, 2)).isEqualTo("good");
         assertThat(jdbc.queryForObject("SELECT slot FROM issued_coupons WHERE coupon_id = ? AND user_id = 'owner'",
                 Integer.class, coupon)).as("the owner keeps the first slot").isEqualTo(1);
-        assertThat(rows(jdbc, missing)).isZero();
+        assertThat(db().rows(missing)).isZero();
     }
 
     private static String describe(Outcome outcome) {
