@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Local infrastructure harness: Redis Cluster (6 nodes), 3-node KRaft Kafka, MariaDB, all on
-# 127.0.0.1 at the contract ports + PORT_OFFSET, state under RUN_DIR (default .run/infra).
+# HARNESS_HOST (127.0.0.1) at the contract ports + PORT_OFFSET, state under RUN_DIR (default .run/infra).
 # See local/README.md. Usage: local/infra.sh COMMAND
 #   up | down | status | env | reset | redis-flush
 #   kafka-stop [N..] | kafka-start [N..] | kafka-kill N
@@ -17,7 +17,7 @@ source "$LOCAL_DIR/mariadb/mariadb.sh"
 case "${1:-}" in env|status|'') ;; *) exec 8>"$RUN_DIR/infra.lock"; flock 8 ;; esac
 
 cmd_env() {
-  local redis kafka db="jdbc:mysql://127.0.0.1:$MARIADB_PORT/$DB_NAME"
+  local redis kafka db="jdbc:mysql://$HARNESS_HOST:$MARIADB_PORT/$DB_NAME"
   redis=$(redis_nodes); kafka=$(kafka_bootstrap)
   cat <<ENV
 export REDIS_NODES=$redis

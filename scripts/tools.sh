@@ -15,12 +15,20 @@ K6_VERSION=v1.8.1
 KUBERNETES_VERSION=v1.36.3       # k8s.io/kubernetes; staging modules at v0.36.3
 KUBE_STAGING_VERSION=v0.36.3
 ETCD_VERSION=v3.6.16
+KEDA_VERSION=v2.20.2             # github.com/kedacore/keda/v2; the chart pinned in operators/versions.env ships this app
+COREDNS_VERSION=v1.15.0          # github.com/coredns/coredns, built with the plugins k8s/node/coredns/main.go names
 KAFKA_VERSION=4.3.1              # Apache Kafka jars for the local harness (see local/kafka/pom.xml)
 # Debian bookworm packages (apt pins are "name=version")
 APT_PACKAGES=(
   "redis-server=5:7.0.15-1~deb12u10" "redis-tools=5:7.0.15-1~deb12u10"
   "mariadb-server=1:10.11.19-0+deb12u1" "mariadb-client=1:10.11.19-0+deb12u1"
   "prometheus=2.42.0+ds-5+deb12u1"
+)
+# The single-node cluster's runtime: containerd's CRI, runc (crun refuses this host's hybrid
+# cgroups), the CNI bridge plugins, and iptables for kube-proxy and the bridge's masquerading.
+NODE_APT_PACKAGES=(
+  "containerd=1.6.20~ds1-1+deb12u3" "runc=1.1.5+ds1-1+deb12u1"
+  "containernetworking-plugins=1.1.1+ds1-3+b5" "iptables=1.8.9-2" "conntrack=1:1.4.7-1+b2"
 )
 
 log() { printf '[tools] %s\n' "$*" >&2; }
@@ -41,10 +49,11 @@ to_cache() { mkdir -p "$CACHE" && cp "$BIN/$1" "$CACHE/$1-$2.tmp" && mv "$CACHE/
 
 with_lock() { local name=$1; shift; ( flock 9; "$@" ) 9>"$TOOLS/locks/$name.lock"; }
 
-# go_build_wrapped NAME VERSION PKG MODULE[@VERSION] [extra go.mod lines] [extra -ldflags]: builds
-# PKG inside a throwaway wrapper module so the version is pinned by go.mod, not by @latest.
+# go_build_wrapped NAME VERSION PKG MODULE[@VERSION] [extra go.mod lines] [extra -ldflags] [main.go]:
+# builds PKG inside a throwaway wrapper module so the version is pinned by go.mod, not by @latest.
+# With a main.go, PKG is "." and the wrapper module is that program (its own plugin selection).
 go_build_wrapped() {
-  local name=$1 version=$2 pkg=$3 require=$4 extra=${5:-} ldflags=${6:-}
+  local name=$1 version=$2 pkg=$3 require=$4 extra=${5:-} ldflags=${6:-} main=${7:-}
   have "$name" "$version" && return 0
   from_cache "$name" "$version" && return 0
   log "building $name $version (first time takes minutes; cached afterwards)"
@@ -66,6 +75,7 @@ package tools
 
 import _ "$pkg"
 GOSRC
+  if [ -n "$main" ]; then rm "$dir/tools.go"; cp "$main" "$dir/main.go"; fi
   ( cd "$dir" && GOFLAGS=-mod=mod go mod tidy -e >/dev/null 2>&1 || true
     cd "$dir" && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -ldflags="-s -w $ldflags" -o "$BIN/$name" "$pkg" )
   mark "$name" "$version"
@@ -113,9 +123,45 @@ kube_build() {
 }
 tool_kube_apiserver() { kube_build kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver; }
 tool_kubectl() { kube_build kubectl k8s.io/kubernetes/cmd/kubectl; }
-tool_apt() {
+# The single-node cluster (k8s/node): the rest of the control plane and the node's own components.
+tool_kubelet() { kube_build kubelet k8s.io/kubernetes/cmd/kubelet; }
+tool_kube_controller_manager() { kube_build kube-controller-manager k8s.io/kubernetes/cmd/kube-controller-manager; }
+tool_kube_scheduler() { kube_build kube-scheduler k8s.io/kubernetes/cmd/kube-scheduler; }
+tool_kube_proxy() { kube_build kube-proxy k8s.io/kubernetes/cmd/kube-proxy; }
+
+# module_replaces MODULE@VERSION: the replace block of that module's go.mod (a wrapper module must
+# repeat it, since replace directives of a dependency do not apply).
+module_replaces() {
+  local gomod
+  gomod=$(cd "$TOOLS/src" && GOFLAGS=-mod=mod go mod download -json "$1" \
+    | python3 -c 'import json,sys; print(json.load(sys.stdin)["GoMod"])')
+  awk '/^replace \($/ {r=1; print; next} r && /^\)/ {print; r=0; next} r && !/^[[:space:]]*\/\// {print}
+       /^replace [^(]/ {print} /^exclude / {print}' "$gomod"
+}
+# KEDA's operator and metrics API server, stamped like its own Makefile stamps them.
+keda_build() {
+  local name=$1 pkg=$2 ldflags="-X github.com/kedacore/keda/v2/version.Version=${KEDA_VERSION#v} -X github.com/kedacore/keda/v2/version.GitCommit=${KEDA_VERSION}"
+  have "$name" "$KEDA_VERSION" && return 0
+  from_cache "$name" "$KEDA_VERSION" && return 0
+  go_build_wrapped "$name" "$KEDA_VERSION" "$pkg" "github.com/kedacore/keda/v2 $KEDA_VERSION" \
+    "$(module_replaces "github.com/kedacore/keda/v2@$KEDA_VERSION")" "$ldflags"
+}
+tool_keda() {
+  keda_build keda-operator github.com/kedacore/keda/v2/cmd/operator
+  keda_build keda-adapter github.com/kedacore/keda/v2/cmd/adapter
+}
+tool_coredns() {
+  local key="$COREDNS_VERSION-$(sha256sum "$ROOT/k8s/node/coredns/main.go" | cut -c1-12)"
+  have coredns "$key" && return 0
+  from_cache coredns "$key" && return 0
+  go_build_wrapped coredns "$key" . "github.com/coredns/coredns $COREDNS_VERSION" \
+    "$(module_replaces "github.com/coredns/coredns@$COREDNS_VERSION")" "" "$ROOT/k8s/node/coredns/main.go"
+}
+tool_apt() { apt_install "${APT_PACKAGES[@]}"; }
+tool_node_apt() { apt_install "${NODE_APT_PACKAGES[@]}"; }
+apt_install() {
   local missing=() p
-  for p in "${APT_PACKAGES[@]}"; do
+  for p in "$@"; do
     dpkg-query -W -f='${Version}' "${p%%=*}" 2>/dev/null | grep -qxF "${p#*=}" || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
@@ -162,6 +208,14 @@ run_one() {
     apt) with_lock apt tool_apt ;;
     kafka) with_lock kafka tool_kafka ;;
     promtool) with_lock apt tool_promtool ;;
+    kubelet) with_lock kubelet tool_kubelet ;;
+    kube-controller-manager) with_lock kube-controller-manager tool_kube_controller_manager ;;
+    kube-scheduler) with_lock kube-scheduler tool_kube_scheduler ;;
+    kube-proxy) with_lock kube-proxy tool_kube_proxy ;;
+    keda) with_lock keda tool_keda ;;
+    coredns) with_lock coredns tool_coredns ;;
+    node-apt) with_lock apt tool_node_apt ;;
+    node) run_one node-apt; for t in etcd kube-apiserver kubectl helm k6 kube-controller-manager kube-scheduler kubelet kube-proxy coredns keda; do run_one "$t"; done ;;
     go) for t in helm helm-unittest k6 etcd kube-apiserver kubectl; do run_one "$t"; done ;;
     all) run_one apt; run_one promtool; run_one kafka; run_one go ;;
     *) echo "unknown tool: $1" >&2; exit 2 ;;

@@ -1,5 +1,5 @@
 # Three combined (broker + controller) KRaft nodes of Apache Kafka, run from Maven Central jars.
-# Brokers on 127.0.0.1:19092-19094, controllers on 29092-29094 (+PORT_OFFSET).
+# Brokers on HARNESS_HOST:19092-19094, controllers on 29092-29094 (+PORT_OFFSET).
 # Sourced by local/infra.sh after local/lib/common.sh.
 
 KAFKA_VERSION=4.3.1
@@ -22,7 +22,7 @@ KAFKA_JIT_OPTS=${KAFKA_JIT_OPTS:--XX:TieredStopAtLevel=1}
 KAFKA_GC_OPTS=${KAFKA_GC_OPTS:--XX:+UseSerialGC -XX:-UsePerfData}
 
 kafka_voters() {
-  local IFS=,; local a=(); for n in "${KAFKA_NODES[@]}"; do a+=("$n@127.0.0.1:$(kafka_controller_port "$n")"); done; echo "${a[*]}"
+  local IFS=,; local a=(); for n in "${KAFKA_NODES[@]}"; do a+=("$n@$HARNESS_HOST:$(kafka_controller_port "$n")"); done; echo "${a[*]}"
 }
 
 # Runs a Kafka CLI main class with a small, quick-starting JVM.
@@ -43,8 +43,8 @@ kafka_write_config() {
 process.roles=broker,controller
 node.id=$n
 controller.quorum.voters=$(kafka_voters)
-listeners=PLAINTEXT://127.0.0.1:$(kafka_port "$n"),CONTROLLER://127.0.0.1:$(kafka_controller_port "$n")
-advertised.listeners=PLAINTEXT://127.0.0.1:$(kafka_port "$n")
+listeners=PLAINTEXT://$HARNESS_HOST:$(kafka_port "$n"),CONTROLLER://$HARNESS_HOST:$(kafka_controller_port "$n")
+advertised.listeners=PLAINTEXT://$HARNESS_HOST:$(kafka_port "$n")
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=PLAINTEXT
 listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT

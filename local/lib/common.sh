@@ -1,9 +1,12 @@
 # Shared helpers of the local harness (sourced by local/infra.sh and local/services.sh).
-# Everything lives under RUN_DIR and listens on 127.0.0.1 at contract port + PORT_OFFSET.
+# Everything lives under RUN_DIR and listens on HARNESS_HOST (127.0.0.1) at contract port + PORT_OFFSET.
+# The single-node cluster (k8s/node) runs the harness in its own network namespace on the node's
+# address instead, so that pods reach it as external Kafka, Redis and MySQL.
 
 LOCAL_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ROOT="$(cd "$LOCAL_DIR/.." && pwd)"
 PORT_OFFSET=${PORT_OFFSET:-0}
+HARNESS_HOST=${HARNESS_HOST:-127.0.0.1}
 RUN_DIR=${RUN_DIR:-$ROOT/.run/infra}
 mkdir -p "$RUN_DIR" "$RUN_DIR/pids" "$RUN_DIR/logs"
 RUN_DIR="$(cd "$RUN_DIR" && pwd)"
@@ -27,8 +30,8 @@ MARIADB_PORT=$(port 13306)
 API_PORT=$(port 8080);      API_MGMT_PORT=$(port 8081)
 CONSUMER_PORT=$(port 8090); CONSUMER_MGMT_PORT=$(port 8091)
 
-redis_nodes() { local IFS=,; local a=(); for p in "${REDIS_PORTS[@]}"; do a+=("127.0.0.1:$p"); done; echo "${a[*]}"; }
-kafka_bootstrap() { local IFS=,; local a=(); for n in "${KAFKA_NODES[@]}"; do a+=("127.0.0.1:$(kafka_port "$n")"); done; echo "${a[*]}"; }
+redis_nodes() { local IFS=,; local a=(); for p in "${REDIS_PORTS[@]}"; do a+=("$HARNESS_HOST:$p"); done; echo "${a[*]}"; }
+kafka_bootstrap() { local IFS=,; local a=(); for n in "${KAFKA_NODES[@]}"; do a+=("$HARNESS_HOST:$(kafka_port "$n")"); done; echo "${a[*]}"; }
 
 # ---- logging and timing -------------------------------------------------------------------------
 log() { printf '[%s %s] %s\n' "$(date +%H:%M:%S)" "${LOG_TAG:-local}" "$*" >&2; }
@@ -83,7 +86,7 @@ stop_pid() {
 rss_mib() { local pid; pid=$(pid_of "$1") || return 0; awk '/^VmRSS/ {printf "%d", $2/1024}' "/proc/$pid/status" 2>/dev/null; }
 
 # ---- waiting --------------------------------------------------------------------------------------
-port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+port_open() { (exec 3<>"/dev/tcp/$HARNESS_HOST/$1") 2>/dev/null; }
 
 # wait_until TIMEOUT_S DESCRIPTION CMD...: polls CMD every 0.25 s.
 wait_until() {

@@ -1,8 +1,8 @@
-# Redis Cluster of 6 nodes (3 masters, 3 replicas) on 127.0.0.1:7001-7006 (+PORT_OFFSET).
+# Redis Cluster of 6 nodes (3 masters, 3 replicas) on HARNESS_HOST:7001-7006 (+PORT_OFFSET).
 # Sourced by local/infra.sh after local/lib/common.sh.
 
 REDIS_DIR="$RUN_DIR/redis"
-REDIS_CLI=(redis-cli -h 127.0.0.1)
+REDIS_CLI=(redis-cli -h "$HARNESS_HOST")
 
 redis_cmd() { local p=$1; shift; "${REDIS_CLI[@]}" -p "$p" "$@"; }
 redis_info() { redis_cmd "$1" cluster info 2>/dev/null | tr -d '\r' | sed -n "s/^$2://p"; }
@@ -13,8 +13,8 @@ redis_start_node() {
   mkdir -p "$dir"
   # AOF (fsync every second) so that stock counters survive `down`/`up` like the MariaDB rows do.
   # node timeout 15 s: a starved 2-core box must not look like a failed master
-  start_bg "redis-$p" "$dir/redis.log" "127.0.0.1:$p" \
-    redis-server --port "$p" --bind 127.0.0.1 --protected-mode no --dir "$dir" \
+  start_bg "redis-$p" "$dir/redis.log" "$HARNESS_HOST:$p" \
+    redis-server --port "$p" --bind "$HARNESS_HOST" --protected-mode no --dir "$dir" \
       --cluster-enabled yes --cluster-config-file nodes.conf --cluster-node-timeout 15000 \
       --cluster-replica-validity-factor 0 --appendonly yes --appendfsync everysec --save '' \
       --maxclients 10000 --tcp-backlog 511 --loglevel notice
@@ -50,7 +50,7 @@ redis_up() {
     log "redis nodes disagree about the cluster: resetting every node and creating it again (empty)"
     for p in "${REDIS_PORTS[@]}"; do redis_cmd "$p" flushall >/dev/null 2>&1 || true; redis_cmd "$p" cluster reset hard >/dev/null; done
   fi
-  local hosts=(); for p in "${REDIS_PORTS[@]}"; do hosts+=("127.0.0.1:$p"); done
+  local hosts=(); for p in "${REDIS_PORTS[@]}"; do hosts+=("$HARNESS_HOST:$p"); done
   redis-cli --cluster create "${hosts[@]}" --cluster-replicas 1 --cluster-yes >"$REDIS_DIR/create.log" 2>&1 \
     || { cat "$REDIS_DIR/create.log" >&2; return 1; }
   wait_until 90 "redis cluster_state:ok on every node" redis_all_ok

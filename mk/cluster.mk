@@ -1,0 +1,22 @@
+# The event on a real Kubernetes node (k8s/node/README.md): a single-node cluster on this machine in
+# a network namespace of its own, with KEDA running, the other operators' CRDs, the local harness as
+# the event's external data stores, and the event's images built here.
+.PHONY: cluster-up cluster-down cluster-status test-cluster
+
+cluster-up: ## single-node Kubernetes here (kubelet on containerd, CoreDNS, KEDA) + data stores + images
+	scripts/tools.sh node apt kafka
+	k8s/node/node.sh up
+	k8s/node/platform.sh install
+	HARNESS_HOST=10.245.0.1 RUN_DIR=$(ROOT)/.run/cluster/infra k8s/node/node.sh exec local/infra.sh up
+	k8s/node/event-images.sh all
+	@echo "cluster up: k8s/node/node.sh exec helm install my-event \$$(tests/chart/offline-chart.sh) -n my-event --create-namespace -f tests/cluster/values.yaml"
+
+cluster-down: ## stop the single-node cluster and its data stores, remove their state
+	-HARNESS_HOST=10.245.0.1 RUN_DIR=$(ROOT)/.run/cluster/infra k8s/node/node.sh exec local/infra.sh down
+	k8s/node/node.sh down
+
+cluster-status: ## the node's processes and nodes
+	k8s/node/node.sh status
+
+test-cluster: ## the chart on the real node: install, helm test, KEDA scaling on lag, a TestRun's runner, upgrade, uninstall
+	tests/cluster/run.sh

@@ -1,0 +1,386 @@
+"""The event on a real Kubernetes node (k8s/node): what the platform team and QA do, in order.
+
+Runs inside the node's network namespace (tests/cluster/run.sh), with the node, KEDA, the harness
+(the event's external Kafka, Redis Cluster and MySQL on the node's address) and the images already
+there. The tests depend on each other's state and run in file order; each records its figures in the
+report (conftest.py) and its events on the timeline.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pymysql
+import pytest
+import yaml
+
+from kube import ROOT, helm, kubectl, kubectl_json, run
+
+HERE = Path(__file__).resolve().parent
+NS = "coupon-event"
+RELEASE = "cluster-test"
+API = f"{RELEASE}-coupon-api"
+CONSUMER = f"{RELEASE}-coupon-consumer"
+VALUES = HERE / "values.yaml"
+SCRIPTS_CM = f"{RELEASE}-k6-scripts"
+HARNESS = os.environ.get("HARNESS_HOST", "10.245.0.1")
+DB = dict(host=HARNESS, port=13306, user="coupon", password="coupon", database="coupon")
+VALUES_DOC = yaml.safe_load(VALUES.read_text())
+COUPONS = {c["id"]: c for c in VALUES_DOC["event"]["coupons"]}
+K6_IMAGE = "images.coupon-event.local/grafana/k6:" + \
+    next(l.split("=v")[1].split()[0] for l in (ROOT / "scripts/tools.sh").read_text().splitlines()
+         if l.startswith("K6_VERSION="))
+# How long a step may take on a slow host before it counts as failed: patient, but bounded.
+SLOW = int(os.environ.get("CLUSTER_STEP_TIMEOUT", "900"))
+OUT = Path(os.environ.get("CLUSTER_OUT", ROOT / "build" / "cluster"))
+
+
+def rows(coupon: int) -> int:
+    with pymysql.connect(**DB, connect_timeout=5) as conn, conn.cursor() as cur:
+        cur.execute("SELECT COUNT(*), COUNT(DISTINCT user_id) FROM issued_coupons WHERE coupon_id = %s", (coupon,))
+        total, users = cur.fetchone()
+        assert total == users, f"coupon {coupon}: {total} rows for {users} users"
+        return total
+
+
+def wait_until(what: str, predicate, timeout: float = SLOW, every: float = 1.0):
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = predicate()
+        if last:
+            return last
+        time.sleep(every)
+    pytest.fail(f"{what}: not within {timeout:.0f} s (last: {last!r})")
+
+
+def deployment_ready(name: str) -> bool:
+    d = kubectl_json("-n", NS, "get", "deployment", name)
+    want = d["spec"].get("replicas", 1)
+    return d["status"].get("readyReplicas", 0) >= max(want, 1)
+
+
+def running_pods(component: str) -> list[str]:
+    pods = kubectl_json("-n", NS, "get", "pods", "-l",
+                        f"app.kubernetes.io/instance={RELEASE},app.kubernetes.io/component={component}")["items"]
+    return [p["metadata"]["name"] for p in pods
+            if p["status"].get("phase") == "Running" and not p["metadata"].get("deletionTimestamp")]
+
+
+def cluster_ip(service: str) -> str:
+    return kubectl_json("-n", NS, "get", "service", service)["spec"]["clusterIP"]
+
+
+def jwt_secret_ref() -> dict:
+    """The secretKeyRef the chart gives the API for the HS256 key (the TestRun uses the same)."""
+    d = kubectl_json("-n", NS, "get", "deployment", API)
+    for env in d["spec"]["template"]["spec"]["containers"][0]["env"]:
+        ref = env.get("valueFrom", {}).get("secretKeyRef")
+        if ref and "jwt" in ref["name"]:
+            return ref
+    pytest.fail("the API Deployment has no JWT secret reference")
+
+
+# ---- k6 as a Job ------------------------------------------------------------------------------------
+
+def k6_job(name: str, *, script: str, env: list[dict], runner: dict | None = None, arguments: str = "",
+           parallelism: int = 1) -> None:
+    """A Job that runs what a k6-operator runner runs: the k6 image, the chart's script ConfigMap
+    mounted at /scripts with lib/ beside the script, the given env, one pod per execution segment."""
+    runner = runner or {}
+    items = [{"key": k, "path": k.replace("__", "/")}
+             for k in sorted(kubectl_json("-n", NS, "get", "configmap", SCRIPTS_CM)["data"])]
+    volumes = runner.get("volumes") or [
+        {"name": "scripts", "configMap": {"name": SCRIPTS_CM, "items": items}},
+        {"name": "tmp", "emptyDir": {}}]
+    mounts = runner.get("volumeMounts") or [
+        {"name": "scripts", "mountPath": "/scripts", "readOnly": True}, {"name": "tmp", "mountPath": "/tmp"}]
+    labels = (runner.get("metadata") or {}).get("labels") or {
+        "app.kubernetes.io/name": "coupon-event", "app.kubernetes.io/instance": RELEASE,
+        "app.kubernetes.io/component": "loadtest"}
+    container = {
+        "name": "k6",
+        "image": runner.get("image") or K6_IMAGE,
+        "imagePullPolicy": "IfNotPresent",
+        "env": [*env, {"name": "SUMMARY_PATH", "value": "/dev/stderr"}],
+        "volumeMounts": mounts,
+        "resources": runner.get("resources") or {"requests": {"cpu": "100m", "memory": "128Mi"}},
+        "securityContext": runner.get("containerSecurityContext") or {
+            "allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True, "capabilities": {"drop": ["ALL"]}},
+    }
+    pod = {
+        "restartPolicy": "Never",
+        "automountServiceAccountToken": False,
+        "securityContext": runner.get("securityContext") or {
+            "runAsNonRoot": True, "runAsUser": 12345, "seccompProfile": {"type": "RuntimeDefault"}},
+        "volumes": volumes,
+    }
+    for key in ("nodeSelector", "tolerations", "imagePullSecrets"):
+        if runner.get(key):
+            pod[key] = runner[key]
+    # k6-operator gives each of its `parallelism` runners one execution segment of the test.
+    seq = ",".join(["0"] + [f"{i}/{parallelism}" for i in range(1, parallelism)] + ["1"])
+    for i in range(parallelism):
+        segment = [] if parallelism == 1 else [
+            "--execution-segment", f"{i}/{parallelism}:{i + 1}/{parallelism}", "--execution-segment-sequence", seq]
+        command = ["k6", "run", "--quiet", *arguments.split(), *segment, f"/scripts/{script}"]
+        job = {
+            "apiVersion": "batch/v1", "kind": "Job",
+            "metadata": {"name": f"{name}-{i + 1}", "namespace": NS,
+                         "labels": {"coupon-event.io/test": "cluster", "coupon-event.io/k6-run": name}},
+            "spec": {"backoffLimit": 0, "ttlSecondsAfterFinished": 3600,
+                     "template": {"metadata": {"labels": {**labels, "coupon-event.io/k6-run": name}},
+                                  "spec": {**pod, "containers": [{**container, "command": command}]}}},
+        }
+        kubectl("apply", "-f", "-", input=json.dumps(job))
+
+
+def k6_result(name: str, timeout: float = SLOW) -> tuple[int, list[dict], str]:
+    """Waits for the Job's pods to end: (worst exit code, k6 summaries, logs)."""
+    def ended():
+        pods = kubectl_json("-n", NS, "get", "pods", "-l", f"coupon-event.io/k6-run={name}")["items"]
+        states = [(p["status"].get("containerStatuses") or [{}])[0].get("state", {}).get("terminated") for p in pods]
+        return pods if pods and all(states) else None
+    pods = wait_until(f"k6 job {name}", ended, timeout, every=2)
+    codes, summaries, logs = [], [], ""
+    for p in pods:
+        codes.append(p["status"]["containerStatuses"][0]["state"]["terminated"]["exitCode"])
+        text = kubectl("-n", NS, "logs", p["metadata"]["name"]).stdout
+        logs += text
+        start = text.find('{\n  "scenario"')
+        if start >= 0:
+            summaries.append(json.JSONDecoder().raw_decode(text[start:])[0])
+    return max(codes), summaries, logs
+
+
+def k6_env(coupon: int, **extra) -> list[dict]:
+    env = [{"name": "BASE_URL", "value": f"http://{API}:8080"}, {"name": "COUPON_ID", "value": str(coupon)},
+           {"name": "JWT_SECRET", "valueFrom": {"secretKeyRef": jwt_secret_ref()}}]
+    return env + [{"name": k, "value": str(v)} for k, v in extra.items()]
+
+
+# ---- the steps ----------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def chart() -> str:
+    """The chart without its Bitnami dependencies (they can only be fetched from their registry;
+    this event uses external data stores, so they render nothing)."""
+    dest = OUT / "chart"
+    run([str(ROOT / "tests/chart/offline-chart.sh"), str(dest)])
+    return str(dest)
+
+
+def test_install(chart, report):
+    """helm install as a platform team would; both Deployments Ready through their real probes; the
+    migration and registration hooks complete."""
+    kubectl("create", "namespace", NS, check=False)
+    # The database password, as a team with a managed database keeps it: a Secret of its own.
+    kubectl("-n", NS, "create", "secret", "generic", "coupon-db", "--from-literal=password=coupon", check=False)
+    t0 = report.event("helm install")
+    proc = subprocess.Popen([str(ROOT / ".tools/bin/helm"), "install", RELEASE, chart, "-n", NS, "-f", str(VALUES),
+                             "--wait", "--timeout", f"{SLOW}s"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
+    ready = wait_until("API and consumer Ready",
+                       lambda: all(_safe(deployment_ready, d) for d in (API, CONSUMER)) or proc.poll() not in (None, 0),
+                       SLOW, every=2)
+    out = proc.communicate(timeout=SLOW)[0]
+    assert proc.returncode == 0, f"helm install failed:\n{out}"
+    assert ready is True
+    t_ready = report.event("API and consumer Deployments Ready")
+    report.figures["pods_ready_s"] = round(t_ready - t0, 1)
+    report.event("helm install returned (post-install hooks done)")
+    status = json.loads(helm("status", RELEASE, "-n", NS, "-o", "json").stdout)
+    hooks = {h["name"]: (h.get("last_run") or {}).get("phase") == "Succeeded" for h in status.get("hooks", [])
+             if "test" not in ",".join(h.get("events") or [])}
+    report.figures["hooks"] = hooks
+    assert hooks and all(hooks.values()), hooks
+    assert {f"{RELEASE}-migrate", f"{RELEASE}-register"} <= set(hooks)
+
+
+def _safe(fn, *args):
+    try:
+        return fn(*args)
+    except AssertionError:
+        return False
+
+
+def test_helm_test(report):
+    proc = helm("test", RELEASE, "-n", NS, "--logs", "--timeout", f"{SLOW}s", check=False, timeout=SLOW + 60)
+    report.figures["helm_test"] = "passed" if proc.returncode == 0 else "failed"
+    report.event(f"helm test {report.figures['helm_test']}")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_issue_from_a_pod(report):
+    """20 users issue coupon 1 through the API's Service from a pod; 20 rows reach MySQL."""
+    users = 20
+    k6_job("issue-from-pod", script="spike.js",
+           env=k6_env(1, VUS=users, USERS=users, RAMP="1s", USER_PREFIX="pod-user-"))
+    code, summaries, logs = k6_result("issue-from-pod")
+    assert code == 0, logs[-3000:]
+    assert summaries and summaries[0]["accepted"] == users, summaries
+    wait_until("20 rows in MySQL", lambda: rows(1) == users, 120)
+    report.figures["issued_rows"] = rows(1)
+    report.event(f"{users} coupons issued from a pod, {users} rows in MySQL")
+
+
+def external_metric() -> tuple[str, float]:
+    """The lag the HPA reads: KEDA's external metric, through the aggregated metrics API."""
+    hpa = kubectl_json("-n", NS, "get", "hpa", f"keda-hpa-{CONSUMER}")
+    metric = hpa["spec"]["metrics"][0]["external"]["metric"]
+    selector = ",".join(f"{k}={v}" for k, v in metric["selector"]["matchLabels"].items())
+    raw = kubectl("get", "--raw", f"/apis/external.metrics.k8s.io/v1beta1/namespaces/{NS}/{metric['name']}"
+                  f"?labelSelector={selector}").stdout
+    value = json.loads(raw)["items"][0]["value"]
+    return metric["name"], float(value[:-1]) / 1000 if value.endswith("m") else float(value)
+
+
+def test_keda_scales_the_consumer_on_lag(report):
+    """A backlog larger than the consumers' write cap: KEDA's ScaledObject goes Active, the HPA it
+    made scales the consumer out to more pods (Running), and back to its minimum once drained."""
+    a = VALUES_DOC["couponConsumer"]["autoscaling"]
+    so = kubectl_json("-n", NS, "get", "scaledobject", CONSUMER)
+    assert any(c["type"] == "Ready" and c["status"] == "True" for c in so["status"]["conditions"]), so["status"]
+    hpa = kubectl_json("-n", NS, "get", "hpa", f"keda-hpa-{CONSUMER}")
+    assert hpa["spec"]["minReplicas"] == a["minReplicas"] and hpa["spec"]["maxReplicas"] == a["maxReplicas"]
+    wait_until("consumer at its minimum", lambda: len(running_pods("consumer")) == a["minReplicas"], 300)
+    keda = report.figures["keda"]
+    keda.update(min_replicas=a["minReplicas"], max_replicas=a["maxReplicas"], max_replicas_seen=1)
+    before = rows(1)
+    backlog = 2000
+    t_start = report.event(f"backlog: {backlog} issuances of coupon 1 from a k6 Job")
+    k6_job("backlog", script="spike.js", env=k6_env(1, VUS=100, USERS=backlog, RAMP="2s", USER_PREFIX="backlog-"))
+    threshold = float(a["lagThreshold"])
+    marks: dict[str, float] = {}
+    deadline = time.monotonic() + SLOW
+    while time.monotonic() < deadline:
+        pods = running_pods("consumer")
+        keda["max_replicas_seen"] = max(keda["max_replicas_seen"], len(pods))
+        _, lag = _metric_or_none()
+        so = kubectl_json("-n", NS, "get", "scaledobject", CONSUMER)
+        active = any(c["type"] == "Active" and c["status"] == "True" for c in so["status"].get("conditions", []))
+        desired = kubectl_json("-n", NS, "get", "hpa", f"keda-hpa-{CONSUMER}")["status"].get("desiredReplicas", 0)
+        done = rows(1) - before
+        for key, cond, text in [
+            ("lag", lag is not None and lag > threshold, f"lag {lag or 0:.0f} above the threshold {threshold:.0f}"),
+            ("active", active, "ScaledObject Active"),
+            ("desired", desired > a["minReplicas"], f"HPA desires {desired} replicas"),
+            ("out", len(pods) > a["minReplicas"], f"{len(pods)} consumer pods Running"),
+            ("max", len(pods) == a["maxReplicas"], f"{len(pods)} consumer pods Running (max)"),
+            ("drained", "out" in marks and done >= backlog and lag == 0, f"backlog drained ({done} rows), lag 0"),
+            ("in", "drained" in marks and len(pods) == a["minReplicas"] and desired == a["minReplicas"],
+             f"back to {len(pods)} consumer pod"),
+        ]:
+            if key not in marks and cond:
+                marks[key] = report.event(text)
+        if "in" in marks:
+            break
+        time.sleep(1)
+    code, summaries, logs = k6_result("backlog", 60)
+    assert code == 0, logs[-3000:]
+    assert summaries and summaries[0]["accepted"] == backlog, summaries
+    assert "lag" in marks, "the lag never rose above the threshold"
+    assert "out" in marks, f"the consumer never scaled out: {marks}"
+    keda["scale_out_s"] = round(marks["out"] - marks["lag"], 1)
+    keda["active_after_s"] = round(marks.get("active", marks["out"]) - marks["lag"], 1)
+    keda["backlog_to_out_s"] = round(marks["out"] - t_start, 1)
+    assert "drained" in marks and "in" in marks, f"the consumer did not scale back in: {marks}"
+    keda["scale_in_s"] = round(marks["in"] - marks["drained"], 1)
+    assert keda["max_replicas_seen"] > a["minReplicas"]
+    assert rows(1) == before + backlog
+
+
+def _metric_or_none():
+    try:
+        return external_metric()
+    except (AssertionError, KeyError, IndexError, ValueError):
+        return None, None
+
+
+def test_loadtest_testrun(chart, report):
+    """QA's load test: helm upgrade renders the TestRun (stored against the k6-operator's CRD); the
+    operator cannot run here, so this starts what its runners would run, from the stored TestRun,
+    and verifies the invariants against the database."""
+    run_id = str(int(time.time()))
+    helm("upgrade", RELEASE, chart, "-n", NS, "-f", str(VALUES), "--set", "loadtest.enabled=true",
+         "--set", f"loadtest.runId={run_id}", "--wait", "--timeout", f"{SLOW}s", timeout=SLOW + 60)
+    report.event(f"helm upgrade: loadtest.runId={run_id}")
+    trs = kubectl_json("-n", NS, "get", "testruns.k6.io")["items"]
+    assert len(trs) == 1, [t["metadata"]["name"] for t in trs]
+    tr = trs[0]
+    spec, runner = tr["spec"], tr["spec"]["runner"]
+    report.figures["testrun"] = {"name": tr["metadata"]["name"], "operator_exercised": False,
+                                 "stage": (tr.get("status") or {}).get("stage", "") or "stored"}
+    script = spec["script"]["localFile"].removeprefix("/scripts/")
+    k6_job("testrun-runner", script=script, env=runner["env"], runner=runner, arguments=spec.get("arguments", ""),
+           parallelism=spec["parallelism"])
+    report.event(f"runner Job for TestRun {tr['metadata']['name']} ({spec['parallelism']} runner)")
+    code, summaries, logs = k6_result("testrun-runner")
+    summary = summaries[0] if len(summaries) == 1 else None
+    report.figures["testrun"].update(
+        stage="finished", k6_exit=code,
+        requests=sum(s["requests"] for s in summaries), accepted=sum(s["accepted"] for s in summaries))
+    report.event(f"runner finished: k6 exit {code}, {report.figures['testrun']['accepted']} accepted")
+    assert code == 0, logs[-4000:]
+    assert summary, "no k6 summary in the runner's log"
+    path = OUT / "testrun-k6.json"
+    path.write_text(json.dumps(summary))
+    coupon = int(summary["coupon_id"])
+    env = dict(os.environ, DB_URL=f"jdbc:mysql://{HARNESS}:13306/coupon", DB_USER="coupon", DB_PASSWORD="coupon",
+               KAFKA_BOOTSTRAP=f"{HARNESS}:19092", API_URL=f"http://{cluster_ip(API)}:8080",
+               JWT_SECRET=_jwt_secret_value(), PORT_OFFSET="0", HARNESS_HOST=HARNESS)
+    proc = subprocess.run([str(ROOT / "local/verify.sh"), "verify", "--k6", str(path), "--coupon", str(coupon),
+                           "--quantity", str(COUPONS[coupon]["quantity"]), "--drain-timeout", "300"],
+                          env=env, capture_output=True, text=True, timeout=SLOW)
+    (OUT / "testrun-verify.txt").write_text(proc.stdout + proc.stderr)
+    report.figures["testrun"]["invariants"] = "passed" if proc.returncode == 0 else "failed"
+    report.event(f"invariants {report.figures['testrun']['invariants']} (verifier against MySQL, Redis, Kafka)")
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+
+
+def _jwt_secret_value() -> str:
+    import base64
+    ref = jwt_secret_ref()
+    data = kubectl_json("-n", NS, "get", "secret", ref["name"])["data"]
+    return base64.b64decode(data[ref["key"]]).decode()
+
+
+def test_upgrade_to_a_changed_event(chart, report):
+    """A third coupon added by `helm upgrade`: the registration hook runs again and the API serves it."""
+    extra = OUT / "values-changed.yaml"
+    coupons = [*VALUES_DOC["event"]["coupons"],
+               {"id": 3, "name": "Added by upgrade", "quantity": 100, "opensAt": "2020-01-01T00:00:00Z",
+                "closesAt": "2099-01-01T00:00:00Z"}]
+    extra.write_text(yaml.safe_dump({"event": {"coupons": coupons}}))
+    helm("upgrade", RELEASE, chart, "-n", NS, "-f", str(VALUES), "-f", str(extra), "--wait",
+         "--timeout", f"{SLOW}s", timeout=SLOW + 60)
+    report.event("helm upgrade: coupon 3 added")
+    assert not kubectl_json("-n", NS, "get", "testruns.k6.io")["items"], "the TestRun outlived loadtest.enabled=false"
+    url = f"http://{cluster_ip(API)}:8080/api/v1/coupons/3"
+    body = json.loads(run(["curl", "-fsS", "--max-time", "10", url]).stdout)
+    assert body["id"] == 3 and body["quantity"] == 100, body
+    report.event("coupon 3 served by the API")
+
+
+def test_uninstall_leaves_nothing(report):
+    kubectl("-n", NS, "delete", "jobs", "-l", "coupon-event.io/test=cluster", "--wait=true", timeout=300)
+    helm("uninstall", RELEASE, "-n", NS, "--wait", "--timeout", f"{SLOW}s", timeout=SLOW + 60)
+    report.event("helm uninstall")
+    kinds = ("all,configmaps,secrets,serviceaccounts,roles,rolebindings,networkpolicies,poddisruptionbudgets,"
+             "scaledobjects.keda.sh,horizontalpodautoscalers,servicemonitors.monitoring.coreos.com,"
+             "prometheusrules.monitoring.coreos.com,testruns.k6.io,jobs")
+
+    def leftovers():
+        named = kubectl("-n", NS, "get", kinds, "-l", f"app.kubernetes.io/instance={RELEASE}", "-o", "name").stdout.split()
+        pods = kubectl("-n", NS, "get", "pods", "-o", "name").stdout.split()
+        return sorted(set(named + pods))
+    deadline = time.monotonic() + 300
+    while leftovers() and time.monotonic() < deadline:
+        time.sleep(2)
+    left = leftovers()
+    report.figures["uninstall_leftovers"] = len(left)
+    report.event(f"uninstalled: {len(left)} objects left")
+    assert not left, left
