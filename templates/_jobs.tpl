@@ -6,7 +6,7 @@
 apiVersion: batch/v1
 kind: Job
 metadata:
-  name: {{ include "coupon-event.prefix" $root }}-{{ .job }}
+  name: {{ include "coupon-lib.prefix" $root }}-{{ .job }}
   labels:
     {{- include "coupon-event.labels" (dict "root" $root "component" .job) | nindent 4 }}
   annotations:
@@ -25,9 +25,9 @@ spec:
     spec:
       restartPolicy: Never
       automountServiceAccountToken: false
-      {{- include "coupon-event.imagePullSecrets" $root | nindent 6 }}
+      {{- include "coupon-lib.imagePullSecrets" $root | nindent 6 }}
       securityContext:
-        {{- include "coupon-event.podSecurityContext" $root | nindent 8 }}
+        {{- include "coupon-lib.podSecurityContext" $root | nindent 8 }}
       {{- with $api.nodeSelector }}
       nodeSelector:
         {{- toYaml . | nindent 8 }}
@@ -41,7 +41,7 @@ spec:
       {{- end }}
       containers:
         - name: {{ .job }}
-          image: {{ include "coupon-event.image" (dict "image" $api.image "global" $root.Values.global "tag" $root.Chart.AppVersion) | quote }}
+          image: {{ include "coupon-lib.image" (dict "image" $api.image "context" $root "tag" $root.Chart.AppVersion) | quote }}
           imagePullPolicy: {{ $api.image.pullPolicy }}
           args: ["--coupon.job={{ .job }}"]
           env:
@@ -50,7 +50,7 @@ spec:
           resources:
             {{- toYaml $root.Values.jobs.resources | nindent 12 }}
           securityContext:
-            {{- include "coupon-event.containerSecurityContext" $root | nindent 12 }}
+            {{- include "coupon-lib.containerSecurityContext" $root | nindent 12 }}
           volumeMounts:
             - {name: tmp, mountPath: /tmp}
             {{- if .withEvent }}
@@ -62,7 +62,7 @@ spec:
         {{- if .withEvent }}
         - name: event
           configMap:
-            name: {{ include "coupon-event.eventConfigName" $root }}
+            name: {{ include "coupon-lib.eventConfigName" $root }}
         {{- end }}
 {{- end -}}
 

@@ -31,6 +31,32 @@ for scenario in "$@"; do
   echo "ok   lint+template $name ($(grep -c '^kind:' "$OUT/$name.yaml") objects)"
 done
 
+# Checks that print one "ok   ..." or "FAIL ..." line each.
+counted() {
+  local out
+  out=$("$@") || true
+  echo "$out"
+  n=$((n + $(grep -cE '^(ok  |FAIL)' <<< "$out" || true)))
+  fail=$((fail + $(grep -c '^FAIL' <<< "$out" || true)))
+}
+
+# Each service chart alone (its own defaults, the library it vendors): lint and render.
+services=()
+for svc in "$CHART"/charts/*/; do
+  svc=${svc%/}
+  grep -q '^type: application' "$svc/Chart.yaml" || continue
+  services+=("$svc"); n=$((n + 1))
+  if ! out=$(helm lint --strict "$svc" 2>&1 && helm template "ev-alone" "$svc" --namespace ev-alone 2>&1 > "$OUT/alone-$(basename "$svc").yaml"); then
+    echo "FAIL alone charts/$(basename "$svc")"; echo "$out" | sed 's/^/    /'; fail=$((fail + 1))
+  else
+    echo "ok   lint+template charts/$(basename "$svc") alone ($(grep -c '^kind:' "$OUT/alone-$(basename "$svc").yaml") objects)"
+  fi
+done
+counted python3 "$HERE/vendored.py" "${services[@]}"
+
+# The examples' golden renders (tests/chart/golden/, refreshed by make chart-golden).
+counted python3 "$HERE/golden.py" check "$CHART"
+
 # Every rendered custom resource against the CRD it targets (unknown fields are errors too).
 if ! python3 "$HERE/validate_rendered.py" "$CRDS" "$OUT"/*.yaml; then fail=$((fail + 1)); fi
 

@@ -1,0 +1,103 @@
+{{/* Wiring between the parts of an event: database, Redis and JWT endpoints and credentials. They read
+     only .Release and .Values.global, which the umbrella hands to every chart; a service chart
+     rendered alone has no global values and gets the bundled stores' names. */}}
+
+{{/* ---- MySQL (global.externalDatabase; the bundled Bitnami mysql when no url) ---- */}}
+{{- define "coupon-lib.databaseBundled" -}}
+{{- if not (dig "externalDatabase" "url" "" (.Values.global | default dict)) -}}true{{- end -}}
+{{- end -}}
+
+{{- define "coupon-lib.databaseUrl" -}}
+{{- if include "coupon-lib.databaseBundled" . -}}
+{{- printf "jdbc:mysql://%s-mysql:3306/coupon" .Release.Name -}}
+{{- else -}}
+{{- .Values.global.externalDatabase.url -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "coupon-lib.databaseUsername" -}}
+{{- if include "coupon-lib.databaseBundled" . -}}coupon{{- else -}}{{ .Values.global.externalDatabase.username }}{{- end -}}
+{{- end -}}
+
+{{/* "name key" of the Secret holding the database password. */}}
+{{- define "coupon-lib.databaseSecret" -}}
+{{- if include "coupon-lib.databaseBundled" . -}}
+{{- printf "%s-mysql mysql-password" .Release.Name -}}
+{{- else if .Values.global.externalDatabase.existingSecret -}}
+{{- printf "%s %s" .Values.global.externalDatabase.existingSecret .Values.global.externalDatabase.existingSecretPasswordKey -}}
+{{- else -}}
+{{- printf "%s-credentials database-password" (include "coupon-lib.prefix" .) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* ---- Redis (global.externalRedis; the bundled Bitnami redis-cluster when no nodes) ---- */}}
+{{- define "coupon-lib.redisBundled" -}}
+{{- if not (dig "externalRedis" "nodes" list (.Values.global | default dict)) -}}true{{- end -}}
+{{- end -}}
+
+{{- define "coupon-lib.redisNodes" -}}
+{{- if include "coupon-lib.redisBundled" . -}}
+{{- printf "%s-redis-cluster:6379" .Release.Name -}}
+{{- else -}}
+{{- join "," .Values.global.externalRedis.nodes -}}
+{{- end -}}
+{{- end -}}
+
+{{/* "name key", or empty when Redis has no password. */}}
+{{- define "coupon-lib.redisSecret" -}}
+{{- if include "coupon-lib.redisBundled" . -}}
+{{- printf "%s-redis-cluster redis-password" .Release.Name -}}
+{{- else if .Values.global.externalRedis.existingSecret -}}
+{{- printf "%s %s" .Values.global.externalRedis.existingSecret .Values.global.externalRedis.existingSecretPasswordKey -}}
+{{- else if .Values.global.externalRedis.password -}}
+{{- printf "%s-credentials redis-password" (include "coupon-lib.prefix" .) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* ---- JWT ---- */}}
+{{/* "name key", or empty when tokens are checked against a JWK set. */}}
+{{- define "coupon-lib.jwtSecret" -}}
+{{- $j := dig "jwt" dict (.Values.global | default dict) -}}
+{{- if $j.existingSecret -}}
+{{- printf "%s %s" $j.existingSecret $j.existingSecretKey -}}
+{{- else if not $j.jwkSetUri -}}
+{{- printf "%s-jwt jwt-secret" (include "coupon-lib.prefix" .) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* ---- env ---- */}}
+{{/* One variable from a Secret: pass (dict "name" <variable> "ref" "<secret> <key>"). */}}
+{{- define "coupon-lib.secretKeyRef" -}}
+{{- $ref := splitList " " .ref -}}
+- name: {{ .name }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ index $ref 0 }}
+      key: {{ index $ref 1 }}
+{{- end -}}
+
+{{/* Environment of every coupon container (services and hooks): pass (dict "context" $ "redis" bool "jwt" bool) */}}
+{{- define "coupon-lib.env" -}}
+{{- $ctx := .context -}}
+- name: SPRING_DATASOURCE_URL
+  value: {{ include "coupon-lib.databaseUrl" $ctx | quote }}
+- name: SPRING_DATASOURCE_USERNAME
+  value: {{ include "coupon-lib.databaseUsername" $ctx | quote }}
+{{ include "coupon-lib.secretKeyRef" (dict "name" "SPRING_DATASOURCE_PASSWORD" "ref" (include "coupon-lib.databaseSecret" $ctx)) }}
+{{- if .redis }}
+- name: SPRING_DATA_REDIS_CLUSTER_NODES
+  value: {{ include "coupon-lib.redisNodes" $ctx | quote }}
+{{- with include "coupon-lib.redisSecret" $ctx }}
+{{ include "coupon-lib.secretKeyRef" (dict "name" "SPRING_DATA_REDIS_PASSWORD" "ref" .) }}
+{{- end }}
+{{- end }}
+{{- if .jwt }}
+{{- with include "coupon-lib.jwtSecret" $ctx }}
+{{ include "coupon-lib.secretKeyRef" (dict "name" "COUPON_SECURITY_JWT_SECRET" "ref" .) }}
+{{- end }}
+{{- with dig "jwt" "jwkSetUri" "" ($ctx.Values.global | default dict) }}
+- name: COUPON_SECURITY_JWT_JWK_SET_URI
+  value: {{ . | quote }}
+{{- end }}
+{{- end }}
+{{- end -}}
