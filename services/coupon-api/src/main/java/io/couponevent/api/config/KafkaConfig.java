@@ -15,9 +15,9 @@ import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
 import org.springframework.kafka.core.KafkaAdmin;
 
 /** The shared {@code coupon.kafka} names, the producer's time bounds and the Kafka readiness check. */
-@Configuration
+@Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(CouponKafkaProperties.class)
-public class KafkaConfig {
+class KafkaConfig {
 
     /** Readiness needs Kafka: without brokers every issuance would end in a compensated 503. */
     @Bean

@@ -10,8 +10,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /** Lettuce follows Redis Cluster failovers and resharding (adaptive plus periodic topology refresh). */
-@Configuration
-public class RedisConfig {
+@Configuration(proxyBeanMethods = false)
+class RedisConfig {
 
     @Bean
     LettuceClientConfigurationBuilderCustomizer clusterTopologyRefresh() {

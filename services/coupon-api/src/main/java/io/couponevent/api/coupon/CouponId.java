@@ -2,9 +2,10 @@ package io.couponevent.api.coupon;
 
 import java.util.regex.Pattern;
 
-import io.couponevent.api.web.ApiException;
-
-/** Parses the {@code couponId} path segment: a positive 64-bit integer, anything else is a 400. */
+/**
+ * Parses the {@code couponId} path segment: a positive 64-bit integer, anything else is an
+ * {@link InvalidCouponIdException}.
+ */
 public final class CouponId {
 
     private static final Pattern FORMAT = Pattern.compile("[1-9][0-9]{0,18}");
@@ -14,12 +15,12 @@ public final class CouponId {
 
     public static long parse(String raw) {
         if (raw == null || !FORMAT.matcher(raw).matches()) {
-            throw ApiException.invalid("couponId must be a positive integer, got '" + abbreviate(raw) + "'");
+            throw new InvalidCouponIdException("couponId must be a positive integer, got '" + abbreviate(raw) + "'");
         }
         try {
             return Long.parseLong(raw);
         } catch (NumberFormatException e) {
-            throw ApiException.invalid("couponId is out of range");
+            throw new InvalidCouponIdException("couponId is out of range");
         }
     }
 

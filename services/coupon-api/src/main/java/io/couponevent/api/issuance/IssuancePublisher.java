@@ -26,7 +26,7 @@ import org.springframework.stereotype.Component;
  * {@code coupon.issuance.send-timeout} for the acknowledgement of all in-sync replicas.
  */
 @Component
-public class IssuancePublisher {
+class IssuancePublisher {
 
     private static final Logger log = LoggerFactory.getLogger(IssuancePublisher.class);
 
@@ -34,7 +34,7 @@ public class IssuancePublisher {
     private final String topic;
     private final Duration timeout;
 
-    public IssuancePublisher(KafkaTemplate<String, IssuanceEvent> kafka, CouponKafkaProperties topics,
+    IssuancePublisher(KafkaTemplate<String, IssuanceEvent> kafka, CouponKafkaProperties topics,
             IssuanceProperties issuance) {
         this.kafka = kafka;
         this.topic = topics.topic();
@@ -62,7 +62,7 @@ public class IssuancePublisher {
      * @throws SendFailedException when the broker refused the record or did not answer in time; the
      *                             caller compensates the reservation
      */
-    public void send(long couponId, String userId, int slot, Instant reservedAt) {
+    void send(long couponId, String userId, int slot, Instant reservedAt) {
         IssuanceEvent event = new IssuanceEvent(UUID.randomUUID(), couponId, userId, slot, reservedAt);
         CompletableFuture<?> sent;
         try {
@@ -87,7 +87,7 @@ public class IssuancePublisher {
     }
 
     /** The record was not acknowledged; {@code reason} is the compensation metric's tag. */
-    public static class SendFailedException extends RuntimeException {
+    static class SendFailedException extends RuntimeException {
         private final String reason;
         private final boolean mayHaveLanded;
 
@@ -97,12 +97,12 @@ public class IssuancePublisher {
             this.mayHaveLanded = mayHaveLanded;
         }
 
-        public String reason() {
+        String reason() {
             return reason;
         }
 
         /** False only when the record never left this process; true when the broker may hold it. */
-        public boolean mayHaveLanded() {
+        boolean mayHaveLanded() {
             return mayHaveLanded;
         }
     }

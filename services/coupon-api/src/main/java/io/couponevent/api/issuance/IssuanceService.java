@@ -4,11 +4,11 @@ import java.time.Instant;
 
 import io.couponevent.api.coupon.Coupon;
 import io.couponevent.api.coupon.CouponCache;
+import io.couponevent.api.coupon.CouponNotFoundException;
 import io.couponevent.api.coupon.CouponRepository;
 import io.couponevent.api.coupon.IssuedRow;
 import io.couponevent.api.issuance.IssuancePublisher.SendFailedException;
-import io.couponevent.api.reconcile.RebuildRequests;
-import io.couponevent.api.web.ApiException;
+import io.couponevent.api.issuance.IssuanceRefusedException.Refusal;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,7 +21,7 @@ import org.springframework.stereotype.Service;
  * so no stock is stranded. MySQL is not touched here.
  */
 @Service
-public class IssuanceService {
+class IssuanceService {
 
     private static final Logger log = LoggerFactory.getLogger(IssuanceService.class);
 
@@ -32,7 +32,7 @@ public class IssuanceService {
     private final RebuildRequests rebuilds;
     private final CouponRepository repository;
 
-    public IssuanceService(CouponCache coupons, ReservationStore store, IssuancePublisher publisher,
+    IssuanceService(CouponCache coupons, ReservationStore store, IssuancePublisher publisher,
             IssuanceMetrics metrics, RebuildRequests rebuilds, CouponRepository repository) {
         this.coupons = coupons;
         this.store = store;
@@ -49,7 +49,7 @@ public class IssuanceService {
         long start = System.nanoTime();
         if (coupons.get(couponId).isEmpty()) {
             metrics.record(couponId, "not_found", start);
-            throw ApiException.couponNotFound(couponId);
+            throw new CouponNotFoundException(couponId);
         }
         Decision decision;
         try {
@@ -57,7 +57,7 @@ public class IssuanceService {
         } catch (DataAccessException e) {
             metrics.record(couponId, "shed", start);
             log.warn("redis unavailable for coupon {}: {}", couponId, e.toString());
-            throw ApiException.unavailable("the coupon store is unavailable, try again shortly");
+            throw new IssuanceUnavailableException("the coupon store is unavailable, try again shortly");
         }
         switch (decision.outcome()) {
             case ACCEPTED -> {
@@ -66,7 +66,7 @@ public class IssuanceService {
                 } catch (SendFailedException e) {
                     compensate(couponId, userId, decision.slot(), e);
                     metrics.record(couponId, "shed", start);
-                    throw ApiException.unavailable("the issuance could not be recorded, try again shortly");
+                    throw new IssuanceUnavailableException("the issuance could not be recorded, try again shortly");
                 }
                 metrics.stockRemaining(couponId, decision.remaining());
                 metrics.record(couponId, "accepted", start);
@@ -75,34 +75,34 @@ public class IssuanceService {
             case STATE_MISSING -> {
                 rebuilds.request(couponId);
                 metrics.record(couponId, "shed", start);
-                throw ApiException.unavailable("the coupon's state is being recovered, try again shortly");
+                throw new IssuanceUnavailableException("the coupon's state is being recovered, try again shortly");
             }
             case STOCK_HELD -> {
                 metrics.record(couponId, "shed", start);
-                throw ApiException.unavailable("the last coupons are held while unconfirmed sends settle, try again shortly");
+                throw new IssuanceUnavailableException(
+                        "the last coupons are held while unconfirmed sends settle, try again shortly");
             }
             case NOT_OPEN -> {
                 metrics.record(couponId, "not_open", start);
-                throw ApiException.forbidden("NOT_OPEN_YET", "the coupon event has not opened yet");
+                throw new IssuanceRefusedException(Refusal.NOT_OPEN_YET);
             }
             case CLOSED -> {
                 metrics.record(couponId, "closed", start);
-                throw ApiException.forbidden("CLOSED", "the coupon event is closed");
+                throw new IssuanceRefusedException(Refusal.CLOSED);
             }
             case PAUSED -> {
                 metrics.record(couponId, "paused", start);
-                throw ApiException.forbidden("PAUSED", "the coupon event is paused");
+                throw new IssuanceRefusedException(Refusal.PAUSED);
             }
             case DUPLICATE -> {
                 resendHeld(couponId, userId, decision, start);
                 metrics.record(couponId, "duplicate", start);
-                throw ApiException.of(org.springframework.http.HttpStatus.CONFLICT, "ALREADY_ISSUED",
-                        "this user already holds this coupon");
+                throw new IssuanceRefusedException(Refusal.ALREADY_ISSUED);
             }
             case SOLD_OUT -> {
                 metrics.stockRemaining(couponId, 0);
                 metrics.record(couponId, "sold_out", start);
-                throw ApiException.of(org.springframework.http.HttpStatus.GONE, "SOLD_OUT", "the coupon is sold out");
+                throw new IssuanceRefusedException(Refusal.SOLD_OUT);
             }
             default -> throw new IllegalStateException(decision.toString());
         }
@@ -122,7 +122,7 @@ public class IssuanceService {
             // The reservation stays; the reconciler releases it if no record ever lands.
             metrics.record(couponId, "shed", start);
             log.warn("could not confirm the reservation of user {} on coupon {}: {}", userId, couponId, e.toString());
-            throw ApiException.unavailable("the issuance could not be confirmed, try again shortly");
+            throw new IssuanceUnavailableException("the issuance could not be confirmed, try again shortly");
         }
     }
 
@@ -155,7 +155,7 @@ public class IssuanceService {
 
     /** ISSUED from MySQL (one indexed lookup), else PENDING when Redis holds the reservation, else NONE. */
     public UserStatus status(long couponId, String userId) {
-        Coupon coupon = coupons.get(couponId).orElseThrow(() -> ApiException.couponNotFound(couponId));
+        Coupon coupon = coupons.get(couponId).orElseThrow(() -> new CouponNotFoundException(couponId));
         var row = repository.findIssued(coupon.id(), userId);
         if (row.isPresent()) {
             IssuedRow issued = row.get();
@@ -165,7 +165,7 @@ public class IssuanceService {
             return store.find(couponId, userId).isPresent()
                     ? new UserStatus(Status.PENDING, null) : new UserStatus(Status.NONE, null);
         } catch (DataAccessException e) {
-            throw ApiException.unavailable("the coupon store is unavailable, try again shortly");
+            throw new IssuanceUnavailableException("the coupon store is unavailable, try again shortly");
         }
     }
 }

@@ -1,5 +1,7 @@
 package io.couponevent.api.job;
 
+import io.couponevent.api.catalog.CatalogRegistration;
+
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,14 +18,14 @@ import org.springframework.stereotype.Component;
  */
 @Component
 @ConditionalOnProperty(name = "coupon.job")
-public class JobRunner implements ApplicationRunner {
+class JobRunner implements ApplicationRunner {
 
     private static final Logger log = LoggerFactory.getLogger(JobRunner.class);
 
     private final String job;
     private final CatalogRegistration registration;
 
-    public JobRunner(@Value("${coupon.job}") String job, CatalogRegistration registration) {
+    JobRunner(@Value("${coupon.job}") String job, CatalogRegistration registration) {
         this.job = job;
         this.registration = registration;
     }

@@ -25,7 +25,7 @@ import org.springframework.stereotype.Component;
  * MySQL can be trusted to rebuild Redis or to judge a reservation stale.
  */
 @Component
-public class ConsumerLag implements DisposableBean {
+class ConsumerLag implements DisposableBean {
 
     private static final long TIMEOUT_MS = 5000;
 
@@ -33,13 +33,13 @@ public class ConsumerLag implements DisposableBean {
     private final CouponKafkaProperties topics;
     private volatile Admin admin;
 
-    public ConsumerLag(KafkaAdmin kafkaAdmin, CouponKafkaProperties topics) {
+    ConsumerLag(KafkaAdmin kafkaAdmin, CouponKafkaProperties topics) {
         this.kafkaAdmin = kafkaAdmin;
         this.topics = topics;
     }
 
     /** @throws IllegalStateException when Kafka cannot answer: callers must then assume lag */
-    public long total() {
+    long total() {
         try {
             Admin client = client();
             Map<String, TopicDescription> described;

@@ -17,6 +17,7 @@ import io.couponevent.api.coupon.CouponCache;
 import io.couponevent.api.coupon.CouponRepository;
 import io.couponevent.api.coupon.IssuedRow;
 import io.couponevent.api.issuance.IssuanceMetrics;
+import io.couponevent.api.issuance.RebuildRequests;
 import io.couponevent.api.issuance.Reservation;
 import io.couponevent.api.issuance.ReservationStore;
 
@@ -39,7 +40,7 @@ import org.springframework.stereotype.Component;
  * </ul>
  */
 @Component
-public class Reconciler {
+class Reconciler {
 
     private static final Logger log = LoggerFactory.getLogger(Reconciler.class);
 
@@ -54,7 +55,7 @@ public class Reconciler {
     private final Duration inFlightGrace;
     private final Map<Long, Instant> missingSince = new ConcurrentHashMap<>();
 
-    public Reconciler(CouponCache coupons, CouponRepository repository, ReservationStore store, ConsumerLag lag,
+    Reconciler(CouponCache coupons, CouponRepository repository, ReservationStore store, ConsumerLag lag,
             RedisLock lock, RebuildRequests rebuilds, IssuanceMetrics metrics, ReconcilerProperties properties,
             IssuanceProperties issuance) {
         this.coupons = coupons;
@@ -69,7 +70,7 @@ public class Reconciler {
     }
 
     /** One pass over every coupon; returns false when another instance holds the lease. */
-    public boolean runOnce() {
+    boolean runOnce() {
         if (!lock.tryAcquire(properties.lockTtl())) {
             return false;
         }
@@ -178,7 +179,7 @@ public class Reconciler {
         metrics.reconcilerAction("repoint_user", repointed);
     }
 
-    public boolean rebuildRequested() {
+    boolean rebuildRequested() {
         return rebuilds.any();
     }
 }

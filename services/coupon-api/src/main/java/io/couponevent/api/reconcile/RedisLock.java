@@ -10,7 +10,7 @@ import org.springframework.stereotype.Component;
 
 /** A lease in Redis (SET NX PX) so that one instance at a time reconciles. */
 @Component
-public class RedisLock {
+class RedisLock {
 
     private static final String KEY = "coupon:reconciler:lock";
     private static final RedisScript<Long> UNLOCK = RedisScript.of(
@@ -19,15 +19,15 @@ public class RedisLock {
     private final StringRedisTemplate redis;
     private final String owner = UUID.randomUUID().toString();
 
-    public RedisLock(StringRedisTemplate redis) {
+    RedisLock(StringRedisTemplate redis) {
         this.redis = redis;
     }
 
-    public boolean tryAcquire(Duration ttl) {
+    boolean tryAcquire(Duration ttl) {
         return Boolean.TRUE.equals(redis.opsForValue().setIfAbsent(KEY, owner, ttl));
     }
 
-    public void release() {
+    void release() {
         redis.execute(UNLOCK, List.of(KEY), owner);
     }
 }

@@ -34,7 +34,7 @@ import org.springframework.security.web.SecurityFilterChain;
 @Configuration
 @ConditionalOnWebApplication
 @EnableConfigurationProperties(JwtProperties.class)
-public class SecurityConfig {
+class SecurityConfig {
 
     /**
      * Actuator endpoints (health probes, Prometheus scrape) are open: they listen on the separate

@@ -1,7 +1,11 @@
 package io.couponevent.api.web;
 
 import io.couponevent.api.config.IssuanceProperties;
+import io.couponevent.api.coupon.CouponNotFoundException;
+import io.couponevent.api.coupon.InvalidCouponIdException;
 import io.couponevent.api.coupon.QuantityBelowIssuedException;
+import io.couponevent.api.issuance.IssuanceRefusedException;
+import io.couponevent.api.issuance.IssuanceUnavailableException;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,24 +23,45 @@ import org.springframework.web.context.request.WebRequest;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
 
 /**
- * Every error as {@code application/problem+json} with a {@code code}. Spring MVC's own exceptions
- * (malformed JSON, wrong method, unsupported media type, unknown path…) keep their 4xx status;
- * only a genuine server fault becomes a 500.
+ * Every error as {@code application/problem+json} with a {@code code}: the one place where the
+ * features' exceptions become HTTP answers. Spring MVC's own exceptions (malformed JSON, wrong
+ * method, unsupported media type, unknown path…) keep their 4xx status; only a genuine server fault
+ * becomes a 500.
  */
 @RestControllerAdvice
-public class ApiExceptionHandler extends ResponseEntityExceptionHandler {
+class ApiExceptionHandler extends ResponseEntityExceptionHandler {
 
     private static final Logger log = LoggerFactory.getLogger(ApiExceptionHandler.class);
 
     private final String retryAfterSeconds;
 
-    public ApiExceptionHandler(IssuanceProperties issuance) {
+    ApiExceptionHandler(IssuanceProperties issuance) {
         this.retryAfterSeconds = issuance.retryAfterHeader();
     }
 
-    @ExceptionHandler(ApiException.class)
-    ResponseEntity<ProblemDetail> api(ApiException e) {
-        return problem(e.status(), e.code(), e.getMessage());
+    @ExceptionHandler(InvalidCouponIdException.class)
+    ResponseEntity<ProblemDetail> invalidCouponId(InvalidCouponIdException e) {
+        return problem(HttpStatus.BAD_REQUEST, "INVALID_REQUEST", e.getMessage());
+    }
+
+    @ExceptionHandler(CouponNotFoundException.class)
+    ResponseEntity<ProblemDetail> couponNotFound(CouponNotFoundException e) {
+        return problem(HttpStatus.NOT_FOUND, "COUPON_NOT_FOUND", e.getMessage());
+    }
+
+    @ExceptionHandler(IssuanceRefusedException.class)
+    ResponseEntity<ProblemDetail> refused(IssuanceRefusedException e) {
+        HttpStatus status = switch (e.refusal()) {
+            case NOT_OPEN_YET, CLOSED, PAUSED -> HttpStatus.FORBIDDEN;
+            case ALREADY_ISSUED -> HttpStatus.CONFLICT;
+            case SOLD_OUT -> HttpStatus.GONE;
+        };
+        return problem(status, e.refusal().name(), e.getMessage());
+    }
+
+    @ExceptionHandler(IssuanceUnavailableException.class)
+    ResponseEntity<ProblemDetail> unavailable(IssuanceUnavailableException e) {
+        return problem(HttpStatus.SERVICE_UNAVAILABLE, "UNAVAILABLE", e.getMessage());
     }
 
     @ExceptionHandler(QuantityBelowIssuedException.class)

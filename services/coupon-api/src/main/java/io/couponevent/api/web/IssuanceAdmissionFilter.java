@@ -30,7 +30,7 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * number keeps each call inside its timeout. It runs before Spring Security, so a request turned
  * away costs no token verification.
  */
-public class IssuanceAdmissionFilter extends OncePerRequestFilter {
+class IssuanceAdmissionFilter extends OncePerRequestFilter {
 
     private final Semaphore turns;
     private final long waitNanos;
@@ -38,7 +38,7 @@ public class IssuanceAdmissionFilter extends OncePerRequestFilter {
     private final byte[] overloaded;
     private final Counter rejected;
 
-    public IssuanceAdmissionFilter(IssuanceProperties issuance, JsonMapper json, MeterRegistry registry) {
+    IssuanceAdmissionFilter(IssuanceProperties issuance, JsonMapper json, MeterRegistry registry) {
         int maxInFlight = issuance.maxInFlight();
         this.turns = new Semaphore(maxInFlight, true);
         this.waitNanos = issuance.admissionWait().toNanos();

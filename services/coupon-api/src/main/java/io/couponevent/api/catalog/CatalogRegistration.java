@@ -1,8 +1,7 @@
-package io.couponevent.api.job;
+package io.couponevent.api.catalog;
 
 import io.couponevent.api.config.CatalogProperties;
 import io.couponevent.api.config.CatalogProperties.CouponSpec;
-import io.couponevent.api.coupon.CouponRegistry;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,7 +17,7 @@ public class CatalogRegistration {
     private final CatalogProperties catalog;
     private final CouponRegistry registry;
 
-    public CatalogRegistration(CatalogProperties catalog, CouponRegistry registry) {
+    CatalogRegistration(CatalogProperties catalog, CouponRegistry registry) {
         this.catalog = catalog;
         this.registry = registry;
     }

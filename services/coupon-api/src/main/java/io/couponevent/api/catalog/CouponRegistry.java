@@ -1,15 +1,19 @@
-package io.couponevent.api.coupon;
+package io.couponevent.api.catalog;
 
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
+import io.couponevent.api.coupon.Coupon;
+import io.couponevent.api.coupon.CouponCache;
+import io.couponevent.api.coupon.CouponRepository;
+import io.couponevent.api.coupon.QuantityBelowIssuedException;
 import io.couponevent.api.issuance.IssuanceMetrics;
+import io.couponevent.api.issuance.RebuildRequests;
 import io.couponevent.api.issuance.Reservation;
 import io.couponevent.api.issuance.ReservationStore;
 import io.couponevent.api.issuance.ReservationStore.MetaResult;
-import io.couponevent.api.reconcile.RebuildRequests;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,7 +22,7 @@ import org.springframework.stereotype.Service;
 
 /** Creates and changes coupons: MySQL first (the truth), then Redis, then every instance's cache. */
 @Service
-public class CouponRegistry {
+class CouponRegistry {
 
     private static final Logger log = LoggerFactory.getLogger(CouponRegistry.class);
 
@@ -28,7 +32,7 @@ public class CouponRegistry {
     private final RebuildRequests rebuilds;
     private final IssuanceMetrics metrics;
 
-    public CouponRegistry(CouponRepository repository, ReservationStore store, CouponCache cache,
+    CouponRegistry(CouponRepository repository, ReservationStore store, CouponCache cache,
             RebuildRequests rebuilds, IssuanceMetrics metrics) {
         this.repository = repository;
         this.store = store;
@@ -37,7 +41,7 @@ public class CouponRegistry {
         this.metrics = metrics;
     }
 
-    public CouponRepository.Upserted upsert(long id, String name, int quantity, Instant opensAt, Instant closesAt) {
+    CouponRepository.Upserted upsert(long id, String name, int quantity, Instant opensAt, Instant closesAt) {
         CouponRepository.Upserted saved = repository.upsert(id, name, quantity, opensAt, closesAt);
         MetaResult result = store.upsertMeta(saved.coupon(), saved.created());
         switch (result) {
@@ -53,7 +57,7 @@ public class CouponRegistry {
         return saved;
     }
 
-    public Optional<Coupon> setPaused(long id, boolean paused) {
+    Optional<Coupon> setPaused(long id, boolean paused) {
         Optional<Coupon> coupon = repository.setPaused(id, paused);
         coupon.ifPresent(c -> {
             if (store.upsertMeta(c, false) == MetaResult.STATE_MISSING) rebuilds.request(id);
@@ -62,11 +66,11 @@ public class CouponRegistry {
         return coupon;
     }
 
-    public record Report(long redisIssued, long mysqlRows, long pending, long remaining, boolean consistent) {
+    record Report(long redisIssued, long mysqlRows, long pending, long remaining, boolean consistent) {
     }
 
     /** Redis view against MySQL rows; {@code pending} = reservations without a row yet. */
-    public Report report(Coupon coupon) {
+    Report report(Coupon coupon) {
         boolean present = store.stateExists(coupon.id());
         List<Reservation> reservations = present ? store.all(coupon.id()) : List.of();
         long mysqlRows = repository.countIssued(coupon.id());
@@ -79,7 +83,7 @@ public class CouponRegistry {
     }
 
     /** Stock left for the public view: Redis when it has the state, MySQL otherwise. */
-    public long remaining(Coupon coupon) {
+    long remaining(Coupon coupon) {
         try {
             if (store.stateExists(coupon.id())) {
                 return Math.max(0, coupon.quantity() - store.issuedCount(coupon.id()));

@@ -1,4 +1,4 @@
-package io.couponevent.api.web;
+package io.couponevent.api.issuance;
 
 import java.net.URI;
 import java.time.Instant;
@@ -6,7 +6,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import io.couponevent.api.coupon.CouponId;
-import io.couponevent.api.issuance.IssuanceService;
 import io.couponevent.api.issuance.IssuanceService.UserStatus;
 
 import org.springframework.http.MediaType;
@@ -23,11 +22,11 @@ import org.springframework.web.bind.annotation.RestController;
 /** A user asks for a coupon (answer in milliseconds) and later checks whether it was persisted. */
 @RestController
 @RequestMapping("/api/v1/coupons/{couponId}/issuances")
-public class IssuanceController {
+class IssuanceController {
 
     private final IssuanceService issuance;
 
-    public IssuanceController(IssuanceService issuance) {
+    IssuanceController(IssuanceService issuance) {
         this.issuance = issuance;
     }
 

@@ -1,13 +1,12 @@
-package io.couponevent.api.web;
+package io.couponevent.api.catalog;
 
 import java.time.Instant;
 
+import io.couponevent.api.catalog.CouponRegistry.Report;
 import io.couponevent.api.coupon.Coupon;
 import io.couponevent.api.coupon.CouponId;
-import io.couponevent.api.coupon.CouponRegistry;
-import io.couponevent.api.coupon.CouponRegistry.Report;
+import io.couponevent.api.coupon.CouponNotFoundException;
 import io.couponevent.api.coupon.CouponRepository;
-import io.couponevent.api.web.CouponController.CouponView;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.AssertTrue;
 import jakarta.validation.constraints.Max;
@@ -30,12 +29,12 @@ import org.springframework.web.bind.annotation.RestController;
 /** Admin operations (JWT with {@code roles: ["admin"]}). */
 @RestController
 @RequestMapping("/api/v1/admin/coupons/{couponId}")
-public class AdminController {
+class AdminController {
 
     private final CouponRegistry registry;
     private final CouponRepository repository;
 
-    public AdminController(CouponRegistry registry, CouponRepository repository) {
+    AdminController(CouponRegistry registry, CouponRepository repository) {
         this.registry = registry;
         this.repository = repository;
     }
@@ -75,13 +74,13 @@ public class AdminController {
     @GetMapping("/reconciliation")
     public Report reconciliation(@PathVariable("couponId") String couponId) {
         long id = CouponId.parse(couponId);
-        Coupon coupon = repository.find(id).orElseThrow(() -> ApiException.couponNotFound(id));
+        Coupon coupon = repository.find(id).orElseThrow(() -> new CouponNotFoundException(id));
         return registry.report(coupon);
     }
 
     private CouponView paused(String couponId, boolean paused) {
         long id = CouponId.parse(couponId);
-        Coupon coupon = registry.setPaused(id, paused).orElseThrow(() -> ApiException.couponNotFound(id));
+        Coupon coupon = registry.setPaused(id, paused).orElseThrow(() -> new CouponNotFoundException(id));
         return CouponView.of(coupon, registry.remaining(coupon));
     }
 }

@@ -1,4 +1,4 @@
-package io.couponevent.api.reconcile;
+package io.couponevent.api.issuance;
 
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
