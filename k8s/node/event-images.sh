@@ -21,8 +21,9 @@ APP_VERSION=$(sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\}/\1/p' "$ROOT/Cha
 K6_TAG=$(sed -n 's/^K6_VERSION=v\([0-9.]*\).*/\1/p' "$ROOT/scripts/tools.sh")
 log() { printf '[%s images] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
-# The modules a Spring Boot service needs, and the JDK's tools for diagnosing it in a pod (jcmd).
-JAVA_MODULES=java.se,jdk.unsupported,jdk.management,jdk.management.agent,jdk.crypto.cryptoki,jdk.naming.dns,jdk.zipfs,jdk.jfr,jdk.management.jfr,jdk.localedata,jdk.httpserver,jdk.attach,jdk.jcmd
+# The modules a Spring Boot service needs (jdk.net: Netty/Lettuce socket options), and the JDK's
+# tools for diagnosing it in a pod (jcmd).
+JAVA_MODULES=java.se,jdk.unsupported,jdk.net,jdk.charsets,jdk.security.auth,jdk.security.jgss,jdk.management,jdk.management.agent,jdk.crypto.cryptoki,jdk.naming.dns,jdk.zipfs,jdk.jfr,jdk.management.jfr,jdk.localedata,jdk.httpserver,jdk.attach,jdk.jcmd
 
 java_base() {
   local jre="$OUT/java-base/jre" stamp
