@@ -58,7 +58,7 @@ scripts/tools.sh apt k6
 [ "$BUILD" = 1 ] && make --no-print-directory build
 # How fast this host is right now (figures of the same host moved with it): before anything starts.
 mkdir -p "$OUT"
-python3 local/verify.py gauge > "$OUT/gauge.json"
+local/verify.sh gauge > "$OUT/gauge.json"
 say "starting the stack"
 local/infra.sh up
 eval "$(local/infra.sh env)"
@@ -67,7 +67,7 @@ local/services.sh up
 find "$OUT" -name '*.json' ! -name gauge.json -delete
 
 # Warm the JIT a little so the measured phases are not the JVM's first minute (its own coupon).
-python3 local/verify.py register --coupon $((BASE + 2)) --quantity 5000
+local/verify.sh register --coupon $((BASE + 2)) --quantity 5000
 COUPON_ID=$((BASE + 2)) VUS=200 USERS=3000 RAMP=1s POLL_INTERVAL=0 RETRY_FRACTION=0 USER_PREFIX=warm- \
   loadtests/run.sh spike.js --quiet >/dev/null || true
 
@@ -80,39 +80,39 @@ if [ "${SUSTAIN_RATE:-800}" != 0 ]; then
   SUSTAINED_COUPON=$((BASE + 3))
   # Stock for every arrival and a margin: each unit of quantity is a slot row written at registration.
   sustained_quantity=$(( rate * (seconds + 1) + 1000 ))
-  python3 local/verify.py register --coupon "$SUSTAINED_COUPON" --quantity "$sustained_quantity" --wait-ready 0
+  local/verify.sh register --coupon "$SUSTAINED_COUPON" --quantity "$sustained_quantity" --wait-ready 0
   COUPON_ID=$SUSTAINED_COUPON STAGES="$rate:${seconds}s" MAX_VUS=${SUSTAIN_MAX_VUS:-3000} \
     USER_PREFIX=steady- SUMMARY_PATH="$OUT/sustained-k6.json" loadtests/run.sh arrival-rate.js || true
-  python3 local/verify.py verify --k6 "$OUT/sustained-k6.json" --quantity "$sustained_quantity" --ignore-thresholds \
+  local/verify.sh verify --k6 "$OUT/sustained-k6.json" --quantity "$sustained_quantity" --ignore-thresholds \
     --out "$OUT/sustained.json" || sustained_rc=$?
 fi
 
 say "main phase: $USERS users on $VUS VUs, coupon $MAIN_COUPON with stock for all of them"
-python3 local/verify.py register --coupon "$MAIN_COUPON" --quantity $((USERS + 1000)) --wait-ready 0
-python3 local/verify.py cpu snapshot "$OUT/cpu-before.json"
+local/verify.sh register --coupon "$MAIN_COUPON" --quantity $((USERS + 1000)) --wait-ready 0
+local/verify.sh cpu snapshot "$OUT/cpu-before.json"
 COUPON_ID=$MAIN_COUPON VUS=$VUS USERS=$USERS RAMP=$RAMP POLL_INTERVAL=0 RETRY_FRACTION=0 \
   SUMMARY_PATH="$OUT/main-k6.json" \
-  python3 local/verify.py timed --out "$OUT/k6-cpu.json" loadtests/run.sh spike.js || true
-python3 local/verify.py cpu diff "$OUT/cpu-before.json" \
+  local/verify.sh timed --out "$OUT/k6-cpu.json" loadtests/run.sh spike.js || true
+local/verify.sh cpu diff "$OUT/cpu-before.json" \
   --cpu-seconds "k6=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["cpu_s"])' "$OUT/k6-cpu.json")" \
   > "$OUT/cpu.json"
 main_rc=0
-python3 local/verify.py verify --k6 "$OUT/main-k6.json" --quantity $((USERS + 1000)) --ignore-thresholds \
+local/verify.sh verify --k6 "$OUT/main-k6.json" --quantity $((USERS + 1000)) --ignore-thresholds \
   --out "$OUT/main.json" || main_rc=$?
 
 say "sold-out storm: $SOLDOUT_USERS users on $VUS VUs, coupon $SOLDOUT_COUPON has no stock"
 # quantity 0 if the admin API takes it, else 1 (exhausted by the first request).
-python3 local/verify.py register --coupon "$SOLDOUT_COUPON" --quantity 0 --wait-ready 0 2>/dev/null \
+local/verify.sh register --coupon "$SOLDOUT_COUPON" --quantity 0 --wait-ready 0 2>/dev/null \
   && soldout_quantity=0 \
-  || { python3 local/verify.py register --coupon "$SOLDOUT_COUPON" --quantity 1 --wait-ready 0; soldout_quantity=1; }
+  || { local/verify.sh register --coupon "$SOLDOUT_COUPON" --quantity 1 --wait-ready 0; soldout_quantity=1; }
 COUPON_ID=$SOLDOUT_COUPON VUS=$VUS USERS=$SOLDOUT_USERS RAMP=$RAMP POLL_INTERVAL=0 RETRY_FRACTION=0 \
   USER_PREFIX=storm- SUMMARY_PATH="$OUT/soldout-k6.json" loadtests/run.sh spike.js || true
 soldout_rc=0
-python3 local/verify.py verify --k6 "$OUT/soldout-k6.json" --quantity "$soldout_quantity" --ignore-thresholds \
+local/verify.sh verify --k6 "$OUT/soldout-k6.json" --quantity "$soldout_quantity" --ignore-thresholds \
   --no-kafka --drain-timeout 20 --out "$OUT/soldout.json" || soldout_rc=$?
 
 say "report"
-python3 local/verify.py report --main "$OUT/main.json" --soldout "$OUT/soldout.json" --cpu "$OUT/cpu.json" \
+local/verify.sh report --main "$OUT/main.json" --soldout "$OUT/soldout.json" --cpu "$OUT/cpu.json" \
   $([ -f "$OUT/sustained.json" ] && echo --sustained "$OUT/sustained.json") --gauge "$OUT/gauge.json" \
   --json "$OUT/summary.json" --markdown "$OUT/summary.md"
 [ "$main_rc" = 0 ] && [ "$soldout_rc" = 0 ] && [ "$sustained_rc" = 0 ]

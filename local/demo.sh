@@ -82,7 +82,7 @@ if [ "$PROMETHEUS" = 1 ] && [ -x local/prometheus.sh ]; then
 fi
 
 say "registering coupon $COUPON_ID: $QUANTITY coupons, opening now"
-python3 local/verify.py register --coupon "$COUPON_ID" --quantity "$QUANTITY"
+local/verify.sh register --coupon "$COUPON_ID" --quantity "$QUANTITY"
 
 say "spike: $USERS users on $VUS VUs arriving within ${RAMP:-5s}, then polling their status until ISSUED"
 mkdir -p "$OUT_DIR"
@@ -96,6 +96,6 @@ BASE_URL="http://127.0.0.1:$((8080 + PORT_OFFSET))" COUPON_ID="$COUPON_ID" VUS="
 say "waiting for the consumer to drain, then verifying the invariants"
 latency_flag=--latency-reported
 [ "${LATENCY_JUDGED:-0}" = 1 ] && latency_flag=
-python3 local/verify.py verify --k6 "$OUT_DIR/k6-summary.json" --quantity "$QUANTITY" $latency_flag \
+local/verify.sh verify --k6 "$OUT_DIR/k6-summary.json" --quantity "$QUANTITY" $latency_flag \
   --out "$OUT_DIR/summary.json"
 echo "summary: $OUT_DIR/summary.json"

@@ -1,8 +1,11 @@
-# Load tests (loadtests/), the one-command local event and the benchmark. Owner: loadtests.
-.PHONY: test-loadtests demo bench
+# Load tests (loadtests/), their verifier (local/verifier/), the one-command local event and the benchmark.
+.PHONY: test-loadtests test-verifier demo bench
 
-test-loadtests: ## lint the k6 scenarios, smoke-run each against the local stack and verify the invariants
-	loadtests/smoke.sh
+test-verifier: ## unit tests of the verifier: JWT vector, invariant table, reports, command line (no harness)
+	tests/verifier/run.sh
+
+test-loadtests: test-verifier ## the verifier's unit tests, then lint the k6 scenarios, smoke-run each against the local stack and verify the invariants
+	tests/loadtests/smoke.sh
 
 demo: ## a real coupon event here: build, start the stack, 10,000-VU k6 spike, verified summary (KEEP=1 keeps it up)
 	local/demo.sh

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# make test-loadtests: lint every scenario (k6 inspect), then a short run of each against the local
-# stack (started if it is not running), each followed by the invariant checks of local/verify.py.
-# k6 exits non-zero when a threshold fails; verify.py exits non-zero when an invariant fails.
-# Finally the verifier is shown a run that claims one more 202 than MariaDB holds: it must FAIL.
+# make test-loadtests: lint every scenario (k6 inspect) and the k6 JWT signer (a known vector), then
+# a short run of each scenario against the local stack, each followed by the invariant checks of
+# the verifier (local/verify.sh). k6 exits non-zero when a threshold fails; the verifier exits
+# non-zero when an invariant fails. Finally the verifier is shown runs that must FAIL (a lost
+# acceptance, a user who gave up) or only report (a missed latency target).
+# The stack (PORT_OFFSET, RUN_DIR) is started if it is not running and stopped again if it was
+# started here (KEEP=1 leaves it running); results go to OUT_DIR (build/loadtests).
 set -euo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
 export JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
 export PATH="$ROOT/.tools/bin:$JAVA_HOME/bin:$PATH"
@@ -14,21 +17,27 @@ export P95_MS=${P95_MS:-2000} P99_MS=${P99_MS:-5000}
 OUT=${OUT_DIR:-$ROOT/build/loadtests}
 mkdir -p "$OUT"
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
-rm -f "$OUT"/*.json
-failures=()
-pass() { echo "--- PASS $*"; }
+rm -f "$OUT"/*.json "$OUT"/*.txt
+failures=() passed=0
+pass() { echo "--- PASS $*"; passed=$((passed + 1)); }
 fail() { echo "--- FAIL $*"; failures+=("$*"); }
 
 echo "--- lint: k6 inspect"
 for s in loadtests/spike.js loadtests/arrival-rate.js loadtests/soak.js; do
   if k6 inspect "$s" >/dev/null; then pass "inspect $s"; else fail "inspect $s"; fi
 done
+if K6_NO_USAGE_REPORT=true k6 run --quiet tests/loadtests/jwt-vector.js >"$OUT/jwt-vector.txt" 2>&1; then
+  pass "loadtests/lib/jwt.js signs the HS256 vector"
+else
+  fail "loadtests/lib/jwt.js signs the HS256 vector"; cat "$OUT/jwt-vector.txt"
+fi
 
-echo "--- stack: local/infra.sh up, local/services.sh up"
-local/infra.sh up
+echo "--- stack: local/infra.sh up, local/services.sh up (PORT_OFFSET=$PORT_OFFSET)"
+source tests/lib/harness.sh
+trap harness_down EXIT
+harness_up
 eval "$(local/infra.sh env)"
 export DB_URL DB_USER DB_PASSWORD KAFKA_BOOTSTRAP
-local/services.sh up
 base=$(date +%s%3N)
 runs=0
 
@@ -37,14 +46,14 @@ run() {
   local name=$1 script=$2 quantity=$3; shift 3
   local coupon=$((base + runs)); runs=$((runs + 1))
   echo "--- $name: $script on coupon $coupon (quantity $quantity) $*"
-  python3 local/verify.py register --coupon "$coupon" --quantity "$quantity" || { fail "$name: register"; return; }
+  local/verify.sh register --coupon "$coupon" --quantity "$quantity" || { fail "$name: register"; return; }
   if env COUPON_ID="$coupon" SUMMARY_PATH="$OUT/$name-k6.json" "$@" loadtests/run.sh "$script" --quiet; then
     pass "$name: k6 thresholds"
   else
     fail "$name: k6 thresholds (exit $?)"
   fi
   if [ ! -s "$OUT/$name-k6.json" ]; then fail "$name: no k6 summary"; return; fi
-  if python3 local/verify.py verify --k6 "$OUT/$name-k6.json" --quantity "$quantity" --drain-timeout 60 \
+  if local/verify.sh verify --k6 "$OUT/$name-k6.json" --quantity "$quantity" --drain-timeout 60 \
       --out "$OUT/$name.json"; then
     pass "$name: invariants"
   else
@@ -55,7 +64,7 @@ run() {
 # A freshly started JVM answers its first requests slowly (class loading, JIT, first connections to
 # every broker); warm it on a coupon of its own, reported but not judged, as local/bench.sh does.
 echo "--- warm-up (not judged)"
-python3 local/verify.py register --coupon "$((base + 9))" --quantity 1000 --wait-ready 0 >/dev/null \
+local/verify.sh register --coupon "$((base + 9))" --quantity 1000 --wait-ready 0 >/dev/null \
   && COUPON_ID=$((base + 9)) VUS=20 USERS=100 RAMP=5s POLL_INTERVAL=0 RETRY_FRACTION=0 USER_PREFIX=warm- \
        P95_MS=600000 P99_MS=600000 loadtests/run.sh spike.js --quiet | grep -E 'issuance (requests|latency)' || true
 
@@ -73,7 +82,7 @@ if [ -s "$OUT/spike-k6.json" ]; then
   # one extra 202 would not always show).
   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); extra=int(sys.argv[3])+1; d["accepted"]+=extra; d["requesters"]+=extra; d["requests"]+=extra; json.dump(d, open(sys.argv[2], "w"))' \
     "$OUT/spike-k6.json" "$OUT/lost-k6.json" "$SPIKE_QUANTITY"
-  if python3 local/verify.py verify --k6 "$OUT/lost-k6.json" --quantity "$SPIKE_QUANTITY" --drain-timeout 2 \
+  if local/verify.sh verify --k6 "$OUT/lost-k6.json" --quantity "$SPIKE_QUANTITY" --drain-timeout 2 \
       --reconcile-timeout 1 --no-kafka > "$OUT/lost.txt" 2>&1; then
     fail "verifier accepted a lost acceptance"; cat "$OUT/lost.txt"
   elif grep -q "FAIL  every 202 persisted" "$OUT/lost.txt"; then
@@ -91,13 +100,13 @@ if [ -s "$OUT/spike-k6.json" ]; then
   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["thresholds"]["issuance_duration: p(95)<1"]=False; d["thresholds_ok"]=False; json.dump(d, open(sys.argv[2], "w")); d["gave_up"]=1; d["thresholds"]["issuance_gave_up: count==0"]=False; json.dump(d, open(sys.argv[3], "w"))' \
     "$OUT/spike-k6.json" "$OUT/slow-k6.json" "$OUT/gaveup-k6.json"
   common=(--quantity "$SPIKE_QUANTITY" --drain-timeout 5 --reconcile-timeout 5 --no-kafka --latency-reported)
-  if python3 local/verify.py verify --k6 "$OUT/slow-k6.json" "${common[@]}" > "$OUT/slow.txt" 2>&1 \
+  if local/verify.sh verify --k6 "$OUT/slow-k6.json" "${common[@]}" > "$OUT/slow.txt" 2>&1 \
       && grep -q "INFO  latency targets .*missed: issuance_duration: p(95)<1" "$OUT/slow.txt"; then
     pass "a missed latency target is reported, not judged"
   else
     fail "--latency-reported judged latency or did not report it"; cat "$OUT/slow.txt"
   fi
-  if ! python3 local/verify.py verify --k6 "$OUT/gaveup-k6.json" "${common[@]}" > "$OUT/gaveup.txt" 2>&1 \
+  if ! local/verify.sh verify --k6 "$OUT/gaveup-k6.json" "${common[@]}" > "$OUT/gaveup.txt" 2>&1 \
       && grep -q "FAIL  k6 thresholds .*issuance_gave_up" "$OUT/gaveup.txt"; then
     pass "a user who gave up still fails the run"
   else
@@ -108,4 +117,5 @@ else
 fi
 
 echo
+echo "test-loadtests: $passed/$((passed + ${#failures[@]})) checks passed"
 if [ ${#failures[@]} -eq 0 ]; then echo "test-loadtests: ALL PASSED"; else printf 'test-loadtests: FAILED: %s\n' "${failures[@]}"; exit 1; fi

@@ -1,0 +1,151 @@
+"""The verifier's command line (local/verify.sh SUBCOMMAND ...).
+
+  token     print an HS256 JWT (user, or admin with --admin)
+  register  create/replace a coupon through the admin API (opening now unless told otherwise)
+  verify    after a k6 run: wait for the consumer to drain, then check the invariants against
+            MariaDB, the admin reconciliation endpoint and the Kafka consumer group; print a summary
+            with PASS/FAIL per invariant, write it as JSON, exit 1 on any FAIL
+  cpu       snapshot / diff CPU ticks of the harness processes (found by their listening ports)
+  gauge     how fast the host is right now (core speed, process wake-up round trip)
+  report    the benchmark's summary.json (numbers only) and markdown table from the phases
+  timed     run a command and record the CPU seconds it used (k6 in the benchmark)
+
+Connection settings come from the environment the harness prints (`local/infra.sh env`) plus
+PORT_OFFSET: API_URL, DB_URL, DB_USER, DB_PASSWORD, KAFKA_BOOTSTRAP, JWT_SECRET.
+"""
+import argparse
+import json
+import os
+import sys
+
+from . import machine, report, tokens
+from .harness import Api, Database, log, settled_lag
+from .invariants import Observed, evaluate, verification
+from .settings import Settings
+
+
+def parser():
+    p = argparse.ArgumentParser(prog="local/verify.sh", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    t = sub.add_parser("token")
+    t.add_argument("--sub", default="admin")
+    t.add_argument("--admin", action="store_true")
+    r = sub.add_parser("register")
+    r.add_argument("--coupon", required=True)
+    r.add_argument("--quantity", type=int, required=True)
+    r.add_argument("--opens-in", type=float, default=0)
+    r.add_argument("--duration", type=float, default=3600)
+    r.add_argument("--wait-ready", type=float, default=120)
+    v = sub.add_parser("verify")
+    v.add_argument("--k6", help="the k6 summary JSON (SUMMARY_PATH)")
+    v.add_argument("--coupon")
+    v.add_argument("--quantity", type=int)
+    v.add_argument("--drain-timeout", type=float, default=120)
+    v.add_argument("--reconcile-timeout", type=float, default=30)
+    v.add_argument("--lag-timeout", type=float, default=30, help="seconds for the group's lag to reach 0")
+    v.add_argument("--no-kafka", action="store_true", help="skip the consumer-group lag check")
+    v.add_argument("--ignore-thresholds", action="store_true", help="k6 thresholds are reported, not judged")
+    v.add_argument("--latency-reported", action="store_true",
+                   help="latency thresholds are reported, not judged (failure thresholds still are)")
+    v.add_argument("--out")
+    c = sub.add_parser("cpu")
+    c.add_argument("action", choices=["snapshot", "diff"])
+    c.add_argument("file")
+    c.add_argument("--cpu-seconds", action="append", help="NAME=SECONDS of a process that ran in between (diff)")
+    rp = sub.add_parser("report")
+    for name in ("--main", "--soldout", "--json", "--markdown"):
+        rp.add_argument(name, required=True)
+    rp.add_argument("--cpu")
+    rp.add_argument("--sustained", help="verify output of the constant-arrival-rate phase")
+    rp.add_argument("--gauge", help="output of the gauge subcommand taken before the run")
+    sub.add_parser("gauge", help="seconds one core takes for 10 million additions in Python")
+    tm = sub.add_parser("timed")
+    tm.add_argument("--out", required=True)
+    tm.add_argument("command", nargs=argparse.REMAINDER)
+    return p
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def load_if_present(path):
+    return load(path) if path and os.path.exists(path) else None
+
+
+def write_json(path, obj, **kw):
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(obj, f, **kw)
+
+
+def verify(a, settings):
+    k6 = load(a.k6) if a.k6 else {}
+    coupon = int(a.coupon or k6.get("coupon_id"))
+    accepted = int(k6.get("accepted", 0))
+    log(f"coupon {coupon}: k6 saw {accepted} accepted, {int(k6.get('requesters', 0))} users with a final answer")
+    db = Database(settings)
+    try:
+        rows, drain = db.wait_drained(coupon, accepted, a.drain_timeout)
+        issued, span = db.issued(coupon), db.persist_span(coupon)
+    finally:
+        db.close()
+    rec = Api(settings).settled_reconciliation(coupon, a.reconcile_timeout)
+    lag = None
+    if not a.no_kafka:
+        lag, why = settled_lag(settings, a.lag_timeout)
+        if lag is None:
+            log(f"consumer lag not checked: {why}")
+    observed = Observed(coupon=coupon, quantity=a.quantity, rows=rows, issued=issued, k6=k6,
+                        drain_seconds=drain, persist_span_s=span, reconciliation=rec, lag=lag,
+                        group=settings.group, judge_thresholds=not a.ignore_thresholds,
+                        latency_reported=a.latency_reported)
+    checks = evaluate(observed)
+    res = verification(observed, checks)
+    sys.stdout.write(report.event_summary(k6, res, checks))
+    sys.stdout.flush()
+    if a.out:
+        write_json(a.out, {"k6": k6, "verification": res}, indent=2)
+    return 0 if res["passed"] else 1
+
+
+def bench_report(a):
+    out = report.bench_summary(load(a.main), load(a.soldout), sustained=load_if_present(a.sustained),
+                               cpu=load_if_present(a.cpu), gauge=load_if_present(a.gauge), cores=os.cpu_count() or 1)
+    text = report.bench_markdown(out, load_if_present(a.cpu))
+    write_json(a.json, out, indent=2)
+    with open(a.markdown, "w") as f:
+        f.write(text)
+    print(text)
+    return 0
+
+
+def main(argv=None):
+    a = parser().parse_args(argv)
+    settings = Settings.from_env()
+    if a.cmd == "token":
+        print(tokens.token(a.sub, settings.secret, admin=a.admin))
+    elif a.cmd == "register":
+        api = Api(settings)
+        if a.wait_ready and not api.wait_ready(a.wait_ready):
+            raise SystemExit(f"coupon-api at {settings.api_url} not ready within {a.wait_ready}s")
+        api.register(a.coupon, a.quantity, a.opens_in, a.duration)
+    elif a.cmd == "verify":
+        return verify(a, settings)
+    elif a.cmd == "report":
+        return bench_report(a)
+    elif a.cmd == "timed":
+        rc, usage = machine.timed(a.command)
+        write_json(a.out, usage)
+        return rc
+    elif a.cmd == "gauge":
+        print(json.dumps(machine.gauge()))
+    elif a.action == "snapshot":
+        write_json(a.file, machine.cpu_snapshot(settings.offset))
+    else:
+        extra = [tuple(e.split("=", 1)) for e in a.cpu_seconds or []]
+        json.dump(machine.cpu_diff(load(a.file), extra), sys.stdout)
+        print()
+    return 0

@@ -1,0 +1,35 @@
+"""The command line its callers use (local/demo.sh, local/bench.sh, tests/loadtests/smoke.sh)."""
+import pytest
+
+from verifier.cli import parser
+from verifier.settings import Settings
+
+
+@pytest.mark.parametrize("argv", [
+    "token --sub user-1", "token --admin",
+    "register --coupon 42 --quantity 10", "register --coupon 42 --quantity 0 --wait-ready 0 --opens-in 5 --duration 60",
+    "verify --k6 s.json --quantity 40 --drain-timeout 60 --out o.json",
+    "verify --k6 s.json --quantity 40 --drain-timeout 2 --reconcile-timeout 1 --no-kafka",
+    "verify --k6 s.json --quantity 40 --ignore-thresholds --latency-reported --lag-timeout 5 --coupon 42",
+    "cpu snapshot before.json", "cpu diff before.json --cpu-seconds k6=3.5",
+    "report --main m --soldout s --json j --markdown md --cpu c --sustained t --gauge g",
+    "gauge", "timed --out k6.json loadtests/run.sh spike.js --quiet",
+])
+def test_every_subcommand_parses(argv):
+    assert parser().parse_args(argv.split()).cmd == argv.split()[0]
+
+
+def test_timed_passes_the_command_through():
+    assert parser().parse_args(["timed", "--out", "o", "k6", "run", "-q"]).command == ["k6", "run", "-q"]
+
+
+def test_settings_follow_port_offset():
+    s = Settings.from_env({"PORT_OFFSET": "1000"})
+    assert s.api_url == "http://127.0.0.1:9080" and s.management_url == "http://127.0.0.1:9081"
+    assert s.db_address() == ("127.0.0.1", 14306, "coupon") and s.kafka_bootstrap == "127.0.0.1:20092"
+
+
+def test_settings_read_the_harness_environment():
+    s = Settings.from_env({"DB_URL": "jdbc:mariadb://db:3307/events?useSsl=false", "API_URL": "http://api:1/",
+                           "JWT_SECRET": "k"})
+    assert s.db_address() == ("db", 3307, "events") and s.api_url == "http://api:1" and s.secret == "k"
