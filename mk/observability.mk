@@ -2,7 +2,7 @@
 .PHONY: test-observability dashboards prometheus-up prometheus-down
 
 test-observability: ## promtool check + unit tests of the alert rules, dashboard checks, metric names against the running services
-	monitoring/tests/run.sh
+	tests/observability/run.sh
 
 dashboards: ## regenerate dashboards/*.json from monitoring/checks/build_dashboards.py
 	python3 monitoring/checks/build_dashboards.py

@@ -2,9 +2,6 @@
 
 Needs both services running on the local harness (mk/observability.mk starts them with
 local/infra.sh and local/services.sh); ports follow PORT_OFFSET like every local port."""
-import base64
-import hashlib
-import hmac
 import json
 import os
 import random
@@ -18,6 +15,7 @@ import pytest
 
 from conftest import referenced_metrics
 from test_metric_names import is_service_metric
+from verifier import tokens
 
 OFFSET = int(os.environ.get("PORT_OFFSET", "0"))
 API = f"http://127.0.0.1:{8080 + OFFSET}"
@@ -25,25 +23,13 @@ MANAGEMENT = {"coupon-api": f"http://127.0.0.1:{8081 + OFFSET}",
               "coupon-consumer": f"http://127.0.0.1:{8091 + OFFSET}"}
 # Generous: the first requests to a just-started JVM on a busy 2-core machine are slow.
 HTTP_TIMEOUT = 60
-SECRET = os.environ.get("COUPON_SECURITY_JWT_SECRET", "local-dev-secret-change-me-0123456789abcdef")
-
-
-def b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-def token(sub, admin=False):
-    now = int(time.time())
-    claims = {"sub": sub, "iat": now, "exp": now + 600, **({"roles": ["admin"]} if admin else {})}
-    signing_input = b64(json.dumps({"alg": "HS256", "typ": "JWT"}).encode()) + "." + b64(json.dumps(claims).encode())
-    sig = hmac.new(SECRET.encode(), signing_input.encode(), hashlib.sha256).digest()
-    return signing_input + "." + b64(sig)
+SECRET = os.environ.get("COUPON_SECURITY_JWT_SECRET") or tokens.DEV_SECRET
 
 
 def call(method, url, user=None, admin=False, body=None):
     headers = {"Accept": "application/json"}
     if user:
-        headers["Authorization"] = "Bearer " + token(user, admin)
+        headers["Authorization"] = "Bearer " + tokens.token(user, SECRET, admin=admin, ttl=600)
     data = None
     if body is not None:
         data = json.dumps(body).encode()
@@ -89,7 +75,7 @@ def issue(coupon, user, attempts=75):
     A shed answer can be ambiguous: a Redis command that timed out on the client may still have
     reserved, and the retry then answers 409 until the reconciler releases the stale reservation.
     A timed-out send also holds its slot (503 "held" for the last coupons) until the reconciler
-    settles it after stale-after (30 s): the attempts outlast that (20 were too few, session 8)."""
+    settles it after stale-after (30 s): the attempts outlast that."""
     for _ in range(attempts):
         status, _ = call("POST", f"{API}/api/v1/coupons/{coupon}/issuances", user, body={})
         if status != 503:

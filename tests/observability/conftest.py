@@ -1,4 +1,4 @@
-"""Shared fixtures of the monitoring tests: repository paths, rule files, dashboards, pinned names."""
+"""Shared fixtures of the observability tests: repository paths, rule files, dashboards, pinned names."""
 import json
 import os
 import pathlib
@@ -10,6 +10,7 @@ import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "monitoring" / "checks"))
+sys.path.insert(0, str(ROOT / "local"))  # verifier.tokens, the one Python JWT signer
 
 from promql import grafana_to_promql, metric_names, variable_query_selector  # noqa: E402
 

@@ -4,6 +4,8 @@ import subprocess
 
 from conftest import ROOT, RULE_FILES, promtool
 
+PROMTOOL_TESTS = sorted(ROOT.joinpath("tests", "observability").glob("*.test.yaml"))
+
 RUNBOOKS = ROOT / "docs" / "runbooks.md"
 REQUIRED_ALERTS = {
     "CouponConsumerLagHigh", "CouponPersistStalled", "CouponDeadLetterRecords", "CouponApiLatencyHigh",
@@ -24,16 +26,13 @@ def test_rule_files_pass_promtool_check():
 
 
 def test_promtool_unit_tests_pass():
-    tests = sorted((ROOT / "monitoring" / "tests").glob("*.test.yaml"))
-    assert tests, "no promtool unit tests"
-    out = run("test", "rules", *map(str, tests))
+    assert PROMTOOL_TESTS, "no promtool unit tests"
+    out = run("test", "rules", *map(str, PROMTOOL_TESTS))
     assert "SUCCESS" in out
 
 
 def test_every_alert_has_a_promtool_test_that_expects_it_to_fire(rules):
-    tested = ""
-    for f in (ROOT / "monitoring" / "tests").glob("*.test.yaml"):
-        tested += f.read_text()
+    tested = "".join(f.read_text() for f in PROMTOOL_TESTS)
     for _, rule in rules:
         if "alert" in rule:
             name = rule["alert"]
