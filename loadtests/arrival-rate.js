@@ -19,8 +19,8 @@ const POLL_DEADLINE_S = seconds(str('POLL_DEADLINE', '60s'));
 const POLL = POLL_INTERVAL_S > 0;
 
 // Each phase owns a disjoint block of user ids: its base is the most iterations earlier phases
-// can run. k6 can start one iteration more than rate × duration (one at each end of the window: a
-// 5/s phase of 10 s ran 51), so each block has a spare second of iterations.
+// can run. k6 can start one iteration more than rate × duration (one at each end of the window, e.g.
+// 51 in a 5/s phase of 10 s), so each block has a spare second of iterations.
 const phases = [];
 {
   let start = 0;

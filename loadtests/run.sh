@@ -14,8 +14,8 @@ ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
 export K6_NO_USAGE_REPORT=true
 # 10,000 VUs hold 4-5 GiB of JavaScript heaps; Go's default GOGC=100 then spends much of k6's CPU in
-# garbage collection. GOGC=400 cut k6's CPU for a 3,000-VU spike from 7.2 s to 5.1 s on a 2-core box
-# where k6 shares the cores with the system under test (docs/performance.md). Override with GOGC.
+# garbage collection, CPU taken from the system under test when k6 shares its cores. GOGC=400 trades
+# memory for that CPU (about a third of k6's in a spike). Override with GOGC.
 export GOGC="${GOGC:-400}"
 args=(run --summary-trend-stats "avg,min,med,max,p(50),p(90),p(95),p(99)")
 if [ -n "${K6_PROMETHEUS_RW_SERVER_URL:-}" ]; then
