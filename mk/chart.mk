@@ -14,7 +14,7 @@ CHART_SCENARIOS := defaults= \
 # Charts that vendor the coupon-lib library (file:// dependency, charts/coupon-lib-<version>.tgz).
 CHART_SERVICES := charts/coupon-api charts/coupon-consumer
 
-.PHONY: chart-tools chart-offline chart-deps chart-golden chart-lint chart-unittest test-chart
+.PHONY: chart-tools chart-offline chart-deps chart-golden chart-values-doc chart-lint chart-unittest test-chart
 chart-tools:
 	@scripts/tools.sh helm helm-unittest
 
@@ -26,6 +26,9 @@ chart-deps: chart-tools ## after a change to charts/coupon-lib: rebuild the copi
 
 chart-golden: chart-offline ## rewrite tests/chart/golden/ (the examples' renders) after a reviewed chart change
 	@python3 tests/chart/golden.py update $(CHART_COPY)
+
+chart-values-doc: ## rewrite docs/values.md from values.schema.json and the values files
+	@python3 tests/chart/values_doc.py update
 
 chart-lint: chart-offline ## lint + render every scenario and each service chart alone, golden renders, schema/fail checks
 	@tests/chart/lint.sh $(CHART_COPY) $(CHART_SCENARIOS)

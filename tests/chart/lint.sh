@@ -57,6 +57,9 @@ counted python3 "$HERE/vendored.py" "${services[@]}"
 # The examples' golden renders (tests/chart/golden/, refreshed by make chart-golden).
 counted python3 "$HERE/golden.py" check "$CHART"
 
+# Every values key described in the schema, and docs/values.md generated from it.
+counted python3 "$HERE/values_doc.py" check
+
 # Every rendered custom resource against the CRD it targets (unknown fields are errors too).
 if ! python3 "$HERE/validate_rendered.py" "$CRDS" "$OUT"/*.yaml; then fail=$((fail + 1)); fi
 
@@ -105,6 +108,7 @@ must_fail() {
 must_fail "a misspelled top-level key" "additional properties 'evnet' not allowed|evnet" --set evnet.coupons=1
 must_fail "a misspelled subchart key" "replicaCont" --set couponApi.replicaCont=3
 must_fail "a misspelled Kafka key" "partitons" --set kafka.topic.partitons=12
+must_fail "a misspelled key in a shared shape (\$defs)" "cpus" --set couponConsumer.resources.requests.cpus=1
 must_fail "a wrong type" "partitions|integer" --set-string kafka.topic.partitions=twelve
 must_fail "partitions below max replicas x concurrency" "below couponConsumer max replicas x concurrency" \
   --set kafka.topic.partitions=6 --set couponConsumer.autoscaling.maxReplicas=4 --set couponConsumer.concurrency=3
