@@ -2,7 +2,7 @@
 .PHONY: test-loadtests test-verifier demo bench
 
 test-verifier: ## unit tests of the verifier: JWT vector, invariant table, reports, command line (no harness)
-	tests/verifier/run.sh
+	tests/pytest.sh tests/verifier
 
 test-loadtests: test-verifier ## the verifier's unit tests, then lint the k6 scenarios, smoke-run each against the local stack and verify the invariants
 	tests/loadtests/smoke.sh
