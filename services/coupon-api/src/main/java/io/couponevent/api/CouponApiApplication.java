@@ -13,27 +13,31 @@ import org.springframework.context.ConfigurableApplicationContext;
 @ConfigurationPropertiesScan
 public class CouponApiApplication {
 
-    public static void main(String[] args) {
-        SpringApplication app = new SpringApplication(CouponApiApplication.class);
-        boolean job = Arrays.stream(args).anyMatch(a -> a.startsWith("--coupon.job="))
-                || System.getenv("COUPON_JOB") != null;
-        if (!job) {
-            app.run(args);
-            return;
-        }
-        // Hook jobs (migrate, register) run without a web server and end with an exit code.
-        app.setWebApplicationType(WebApplicationType.NONE);
-        // The migrate job exists to run Flyway, whatever spring.flyway.enabled says for serving pods.
-        String[] jobArgs = Arrays.asList(args).contains("--coupon.job=migrate")
-                ? Stream.concat(Arrays.stream(args), Stream.of("--spring.flyway.enabled=true")).toArray(String[]::new)
-                : args;
-        int code;
-        try {
-            ConfigurableApplicationContext context = app.run(jobArgs);
-            code = SpringApplication.exit(context);
-        } catch (RuntimeException e) {
-            code = 1;
-        }
-        System.exit(code);
-    }
+	public static void main(String[] args) {
+		SpringApplication app = new SpringApplication(CouponApiApplication.class);
+		boolean job = Arrays.stream(args).anyMatch(a -> a.startsWith("--coupon.job="))
+				|| System.getenv("COUPON_JOB") != null;
+		if (!job) {
+			app.run(args);
+			return;
+		}
+		// Hook jobs (migrate, register) run without a web server and end with an exit
+		// code.
+		app.setWebApplicationType(WebApplicationType.NONE);
+		// The migrate job exists to run Flyway, whatever spring.flyway.enabled says for
+		// serving pods.
+		String[] jobArgs = Arrays.asList(args).contains("--coupon.job=migrate")
+				? Stream.concat(Arrays.stream(args), Stream.of("--spring.flyway.enabled=true")).toArray(String[]::new)
+				: args;
+		int code;
+		try {
+			ConfigurableApplicationContext context = app.run(jobArgs);
+			code = SpringApplication.exit(context);
+		}
+		catch (RuntimeException e) {
+			code = 1;
+		}
+		System.exit(code);
+	}
+
 }

@@ -1,11 +1,11 @@
 package io.couponevent.consumer;
 
-import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
-
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
+
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 /** The packages of coupon-consumer form no cycle. */
 @AnalyzeClasses(packages = "io.couponevent.consumer", importOptions = ImportOption.DoNotIncludeTests.class)

@@ -11,7 +11,10 @@ final class Redis {
 	private Redis() {
 	}
 
-	/** Data loss on every master at once (what a Redis Cluster restart without persistence does). */
+	/**
+	 * Data loss on every master at once (what a Redis Cluster restart without persistence
+	 * does).
+	 */
 	static void flushAllMasters() {
 		RedisClusterClient client = RedisClusterClient.create(Harness.redisNodes().stream().map((node) -> {
 			String[] hostPort = node.split(":");

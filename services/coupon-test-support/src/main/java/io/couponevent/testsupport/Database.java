@@ -17,8 +17,8 @@ import javax.sql.DataSource;
 import io.couponevent.common.jdbc.SqlDateTime;
 
 /**
- * Direct reads and writes of the coupon schema, beside the code under test. Failures are unchecked
- * so that the helpers fit in lambdas ({@link Eventually#await}).
+ * Direct reads and writes of the coupon schema, beside the code under test. Failures are
+ * unchecked so that the helpers fit in lambdas ({@link Eventually#await}).
  */
 public final class Database {
 
@@ -38,7 +38,10 @@ public final class Database {
 		return new Database(dataSource::getConnection);
 	}
 
-	/** A coupon with slots {@code 1..quantity}, open from an hour ago for a day, as coupon-api registers it. */
+	/**
+	 * A coupon with slots {@code 1..quantity}, open from an hour ago for a day, as
+	 * coupon-api registers it.
+	 */
 	public void createCoupon(long couponId, int quantity) {
 		Instant now = Instant.now();
 		run((connection) -> {

@@ -11,7 +11,10 @@ public final class Eventually {
 	private Eventually() {
 	}
 
-	/** The last value probed: the one that satisfied {@code done}, or the one seen when time ran out. */
+	/**
+	 * The last value probed: the one that satisfied {@code done}, or the one seen when
+	 * time ran out.
+	 */
 	public static <T> T await(Duration timeout, Supplier<T> probe, Predicate<T> done) throws InterruptedException {
 		Instant deadline = Instant.now().plus(timeout);
 		T value = probe.get();

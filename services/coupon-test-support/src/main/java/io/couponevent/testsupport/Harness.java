@@ -11,15 +11,17 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The real harness the tests run against: its addresses (the variables of
- * {@code local/infra.sh env}, with the defaults of {@code PORT_OFFSET=0}), its fault switches, and the
- * bounds a starved machine needs ({@code HARNESS_*_SECONDS}).
+ * {@code local/infra.sh env}, with the defaults of {@code PORT_OFFSET=0}), its fault
+ * switches, and the bounds a starved machine needs ({@code HARNESS_*_SECONDS}).
  */
 public final class Harness {
 
 	/** The contract's issuance topic. */
 	public static final String TOPIC = "coupon-issuance";
 
-	/** The local secret that local/services.sh and the tests' service configuration use. */
+	/**
+	 * The local secret that local/services.sh and the tests' service configuration use.
+	 */
 	public static final String JWT_SECRET = "local-dev-secret-change-me-0123456789abcdef";
 
 	// Unique across runs (the harness keeps its data between them) and within a run.
@@ -61,29 +63,40 @@ public final class Harness {
 	}
 
 	/**
-	 * Longest wait for one HTTP answer from a service under test: on a starved 2-core machine a plain
-	 * request has taken longer than half a minute.
+	 * Longest wait for one HTTP answer from a service under test: on a starved 2-core
+	 * machine a plain request has taken longer than half a minute.
 	 */
 	public static Duration httpTimeout() {
 		return seconds("HARNESS_HTTP_TIMEOUT_SECONDS", 120);
 	}
 
-	/** Longest wait for a service process to become ready: two JVMs beside three brokers start slowly. */
+	/**
+	 * Longest wait for a service process to become ready: two JVMs beside three brokers
+	 * start slowly.
+	 */
 	public static Duration serviceStartTimeout() {
 		return seconds("HARNESS_SERVICE_START_TIMEOUT_SECONDS", 900);
 	}
 
-	/** Longest wait for {@code local/infra.sh}: kafka-start waits for a fully replicated cluster. */
+	/**
+	 * Longest wait for {@code local/infra.sh}: kafka-start waits for a fully replicated
+	 * cluster.
+	 */
 	public static Duration infraTimeout() {
 		return seconds("HARNESS_INFRA_TIMEOUT_SECONDS", 900);
 	}
 
-	/** The repository root ({@code COUPON_REPO_ROOT}, else two levels above the module). */
+	/**
+	 * The repository root ({@code COUPON_REPO_ROOT}, else two levels above the module).
+	 */
 	public static Path repoRoot() {
 		return Path.of(env("COUPON_REPO_ROOT", "../..")).toAbsolutePath().normalize();
 	}
 
-	/** Runs {@code local/infra.sh <command>} with the caller's PORT_OFFSET/RUN_DIR (inherited env). */
+	/**
+	 * Runs {@code local/infra.sh <command>} with the caller's PORT_OFFSET/RUN_DIR
+	 * (inherited env).
+	 */
 	public static void infra(String command) throws IOException, InterruptedException {
 		Process process = new ProcessBuilder(repoRoot().resolve("local/infra.sh").toString(), command)
 			.directory(repoRoot().toFile())

@@ -42,13 +42,16 @@ public final class Kafka implements AutoCloseable {
 		return new Kafka(Harness.kafkaBootstrap());
 	}
 
-	/** The contract's topic (12 partitions, RF 3, {@code min.insync.replicas=2}), if the harness has not made it. */
+	/**
+	 * The contract's topic (12 partitions, RF 3, {@code min.insync.replicas=2}), if the
+	 * harness has not made it.
+	 */
 	public static void ensureIssuanceTopic() throws Exception {
 		try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, Harness.kafkaBootstrap()))) {
 			try {
 				admin
-					.createTopics(List.of(new NewTopic(Harness.TOPIC, 12, (short) 3)
-						.configs(Map.of("min.insync.replicas", "2"))))
+					.createTopics(List
+						.of(new NewTopic(Harness.TOPIC, 12, (short) 3).configs(Map.of("min.insync.replicas", "2"))))
 					.all()
 					.get(30, TimeUnit.SECONDS);
 			}
@@ -60,14 +63,21 @@ public final class Kafka implements AutoCloseable {
 		}
 	}
 
-	/** Sends to one partition and waits for the ack, so the order within the partition is known. */
+	/**
+	 * Sends to one partition and waits for the ack, so the order within the partition is
+	 * known.
+	 */
 	public void send(String topic, int partition, String key, byte[] value) throws Exception {
 		producer().send(new ProducerRecord<>(topic, partition, key, value)).get();
 	}
 
-	/** Reads {@code topic} from the beginning until {@code enough} holds for the matching records. */
-	public List<ConsumerRecord<String, byte[]>> readUntil(String topic, Predicate<ConsumerRecord<String, byte[]>> filter,
-			Predicate<List<ConsumerRecord<String, byte[]>>> enough, Duration timeout) {
+	/**
+	 * Reads {@code topic} from the beginning until {@code enough} holds for the matching
+	 * records.
+	 */
+	public List<ConsumerRecord<String, byte[]>> readUntil(String topic,
+			Predicate<ConsumerRecord<String, byte[]>> filter, Predicate<List<ConsumerRecord<String, byte[]>>> enough,
+			Duration timeout) {
 		try (KafkaConsumer<String, byte[]> consumer = consumer(ByteArrayDeserializer.class)) {
 			List<TopicPartition> partitions = partitions(consumer, topic);
 			consumer.assign(partitions);
@@ -85,18 +95,20 @@ public final class Kafka implements AutoCloseable {
 		}
 	}
 
-	/** Watches what lands on {@code topic} from now on (no consumer group, no commits). */
+	/**
+	 * Watches what lands on {@code topic} from now on (no consumer group, no commits).
+	 */
 	public Probe probe(String topic) {
 		return new Probe(consumer(StringDeserializer.class), topic);
 	}
 
 	private <V> KafkaConsumer<String, V> consumer(Class<?> valueDeserializer) {
-		return new KafkaConsumer<>(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, this.bootstrap,
-				ConsumerConfig.GROUP_ID_CONFIG, "reader-" + UUID.randomUUID(),
-				ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class,
-				ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, valueDeserializer,
-				ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false, ConsumerConfig.ISOLATION_LEVEL_CONFIG,
-				"read_uncommitted"));
+		return new KafkaConsumer<>(
+				Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, this.bootstrap, ConsumerConfig.GROUP_ID_CONFIG,
+						"reader-" + UUID.randomUUID(), ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
+						StringDeserializer.class, ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, valueDeserializer,
+						ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false, ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+						"read_uncommitted"));
 	}
 
 	private static List<TopicPartition> partitions(KafkaConsumer<?, ?> consumer, String topic) {
@@ -108,8 +120,9 @@ public final class Kafka implements AutoCloseable {
 
 	private synchronized KafkaProducer<String, byte[]> producer() {
 		if (this.producer == null) {
-			this.producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, this.bootstrap,
-					ProducerConfig.ACKS_CONFIG, "all"), new StringSerializer(), new ByteArraySerializer());
+			this.producer = new KafkaProducer<>(
+					Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, this.bootstrap, ProducerConfig.ACKS_CONFIG, "all"),
+					new StringSerializer(), new ByteArraySerializer());
 		}
 		return this.producer;
 	}
@@ -135,7 +148,10 @@ public final class Kafka implements AutoCloseable {
 			partitions.forEach(consumer::position);
 		}
 
-		/** Records whose key starts with {@code "<couponId>:"}, polled for {@code duration}. */
+		/**
+		 * Records whose key starts with {@code "<couponId>:"}, polled for
+		 * {@code duration}.
+		 */
 		public List<ConsumerRecord<String, String>> recordsFor(long couponId, Duration duration) {
 			List<ConsumerRecord<String, String>> found = new ArrayList<>();
 			long deadline = System.nanoTime() + duration.toNanos();

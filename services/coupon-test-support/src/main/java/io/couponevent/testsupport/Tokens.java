@@ -13,7 +13,10 @@ import com.nimbusds.jose.crypto.MACSigner;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
 
-/** HS256 tokens like the ones the load tests mint: the user is {@code sub}, admins carry {@code roles: ["admin"]}. */
+/**
+ * HS256 tokens like the ones the load tests mint: the user is {@code sub}, admins carry
+ * {@code roles: ["admin"]}.
+ */
 public final class Tokens {
 
 	private static final Duration VALID_FOR = Duration.ofMinutes(10);

@@ -31,56 +31,55 @@ import org.springframework.web.bind.annotation.RestController;
 @RequestMapping("/api/v1/admin/coupons/{couponId}")
 class AdminController {
 
-    private final CouponRegistry registry;
-    private final CouponRepository repository;
+	private final CouponRegistry registry;
 
-    AdminController(CouponRegistry registry, CouponRepository repository) {
-        this.registry = registry;
-        this.repository = repository;
-    }
+	private final CouponRepository repository;
 
-    public record CouponRequest(
-            @NotBlank @Size(max = 200) String name,
-            @NotNull @Min(0) @Max(10_000_000) Integer quantity,
-            @NotNull Instant opensAt,
-            @NotNull Instant closesAt) {
+	AdminController(CouponRegistry registry, CouponRepository repository) {
+		this.registry = registry;
+		this.repository = repository;
+	}
 
-        @AssertTrue(message = "closesAt must be after opensAt")
-        public boolean isWindowValid() {
-            return opensAt == null || closesAt == null || closesAt.isAfter(opensAt);
-        }
-    }
+	public record CouponRequest(@NotBlank @Size(max = 200) String name,
+			@NotNull @Min(0) @Max(10_000_000) Integer quantity, @NotNull Instant opensAt, @NotNull Instant closesAt) {
 
-    @PutMapping(consumes = MediaType.APPLICATION_JSON_VALUE)
-    public ResponseEntity<CouponView> put(@PathVariable("couponId") String couponId,
-            @Valid @RequestBody CouponRequest request) {
-        long id = CouponId.parse(couponId);
-        CouponRepository.Upserted saved = registry.upsert(id, request.name(), request.quantity(), request.opensAt(),
-                request.closesAt());
-        return ResponseEntity.status(saved.created() ? HttpStatus.CREATED : HttpStatus.OK)
-                .body(CouponView.of(saved.coupon(), registry.remaining(saved.coupon())));
-    }
+		@AssertTrue(message = "closesAt must be after opensAt")
+		public boolean isWindowValid() {
+			return opensAt == null || closesAt == null || closesAt.isAfter(opensAt);
+		}
+	}
 
-    @PostMapping("/pause")
-    public CouponView pause(@PathVariable("couponId") String couponId) {
-        return paused(couponId, true);
-    }
+	@PutMapping(consumes = MediaType.APPLICATION_JSON_VALUE)
+	public ResponseEntity<CouponView> put(@PathVariable("couponId") String couponId,
+			@Valid @RequestBody CouponRequest request) {
+		long id = CouponId.parse(couponId);
+		CouponRepository.Upserted saved = registry.upsert(id, request.name(), request.quantity(), request.opensAt(),
+				request.closesAt());
+		return ResponseEntity.status(saved.created() ? HttpStatus.CREATED : HttpStatus.OK)
+			.body(CouponView.of(saved.coupon(), registry.remaining(saved.coupon())));
+	}
 
-    @PostMapping("/resume")
-    public CouponView resume(@PathVariable("couponId") String couponId) {
-        return paused(couponId, false);
-    }
+	@PostMapping("/pause")
+	public CouponView pause(@PathVariable("couponId") String couponId) {
+		return paused(couponId, true);
+	}
 
-    @GetMapping("/reconciliation")
-    public Report reconciliation(@PathVariable("couponId") String couponId) {
-        long id = CouponId.parse(couponId);
-        Coupon coupon = repository.find(id).orElseThrow(() -> new CouponNotFoundException(id));
-        return registry.report(coupon);
-    }
+	@PostMapping("/resume")
+	public CouponView resume(@PathVariable("couponId") String couponId) {
+		return paused(couponId, false);
+	}
 
-    private CouponView paused(String couponId, boolean paused) {
-        long id = CouponId.parse(couponId);
-        Coupon coupon = registry.setPaused(id, paused).orElseThrow(() -> new CouponNotFoundException(id));
-        return CouponView.of(coupon, registry.remaining(coupon));
-    }
+	@GetMapping("/reconciliation")
+	public Report reconciliation(@PathVariable("couponId") String couponId) {
+		long id = CouponId.parse(couponId);
+		Coupon coupon = repository.find(id).orElseThrow(() -> new CouponNotFoundException(id));
+		return registry.report(coupon);
+	}
+
+	private CouponView paused(String couponId, boolean paused) {
+		long id = CouponId.parse(couponId);
+		Coupon coupon = registry.setPaused(id, paused).orElseThrow(() -> new CouponNotFoundException(id));
+		return CouponView.of(coupon, registry.remaining(coupon));
+	}
+
 }

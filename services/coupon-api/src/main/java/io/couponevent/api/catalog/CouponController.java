@@ -13,18 +13,20 @@ import org.springframework.web.bind.annotation.RestController;
 @RestController
 class CouponController {
 
-    private final CouponCache coupons;
-    private final CouponRegistry registry;
+	private final CouponCache coupons;
 
-    CouponController(CouponCache coupons, CouponRegistry registry) {
-        this.coupons = coupons;
-        this.registry = registry;
-    }
+	private final CouponRegistry registry;
 
-    @GetMapping("/api/v1/coupons/{couponId}")
-    public CouponView coupon(@PathVariable("couponId") String couponId) {
-        long id = CouponId.parse(couponId);
-        Coupon coupon = coupons.get(id).orElseThrow(() -> new CouponNotFoundException(id));
-        return CouponView.of(coupon, registry.remaining(coupon));
-    }
+	CouponController(CouponCache coupons, CouponRegistry registry) {
+		this.coupons = coupons;
+		this.registry = registry;
+	}
+
+	@GetMapping("/api/v1/coupons/{couponId}")
+	public CouponView coupon(@PathVariable("couponId") String couponId) {
+		long id = CouponId.parse(couponId);
+		Coupon coupon = coupons.get(id).orElseThrow(() -> new CouponNotFoundException(id));
+		return CouponView.of(coupon, registry.remaining(coupon));
+	}
+
 }

@@ -1,10 +1,9 @@
 package io.couponevent.api.catalog;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import io.couponevent.api.config.CatalogProperties;
 import io.couponevent.api.config.ServingInstance;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.context.event.EventListener;
@@ -12,7 +11,8 @@ import org.springframework.stereotype.Component;
 
 /**
  * A serving instance also registers the declared coupons when it starts
- * ({@code coupon.catalog.register-on-start}); a failure is logged, the instance serves anyway.
+ * ({@code coupon.catalog.register-on-start}); a failure is logged, the instance serves
+ * anyway.
  */
 @Component
 @ServingInstance

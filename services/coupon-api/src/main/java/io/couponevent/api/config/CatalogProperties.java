@@ -21,20 +21,15 @@ import org.springframework.validation.annotation.Validated;
  */
 @Validated
 @ConfigurationProperties("coupon.catalog")
-public record CatalogProperties(
-        @DefaultValue List<@Valid CouponSpec> coupons,
-        @DefaultValue("true") boolean registerOnStart) {
+public record CatalogProperties(@DefaultValue List<@Valid CouponSpec> coupons,
+		@DefaultValue("true") boolean registerOnStart) {
 
-    public record CouponSpec(
-            @NotNull @Positive Long id,
-            @NotBlank @Size(max = 200) String name,
-            @NotNull @Min(0) Integer quantity,
-            @NotNull Instant opensAt,
-            @NotNull Instant closesAt) {
+	public record CouponSpec(@NotNull @Positive Long id, @NotBlank @Size(max = 200) String name,
+			@NotNull @Min(0) Integer quantity, @NotNull Instant opensAt, @NotNull Instant closesAt) {
 
-        @AssertTrue(message = "closes-at must be after opens-at")
-        public boolean isWindowValid() {
-            return opensAt == null || closesAt == null || closesAt.isAfter(opensAt);
-        }
-    }
+		@AssertTrue(message = "closes-at must be after opens-at")
+		public boolean isWindowValid() {
+			return opensAt == null || closesAt == null || closesAt.isAfter(opensAt);
+		}
+	}
 }

@@ -2,10 +2,9 @@ package io.couponevent.api.config;
 
 import java.util.Map;
 
-import org.apache.kafka.clients.producer.ProducerConfig;
-
 import io.couponevent.common.kafka.CouponKafkaProperties;
 import io.couponevent.common.kafka.KafkaHealthIndicator;
+import org.apache.kafka.clients.producer.ProducerConfig;
 
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.kafka.autoconfigure.DefaultKafkaProducerFactoryCustomizer;
@@ -14,27 +13,34 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
 import org.springframework.kafka.core.KafkaAdmin;
 
-/** The shared {@code coupon.kafka} names, the producer's time bounds and the Kafka readiness check. */
+/**
+ * The shared {@code coupon.kafka} names, the producer's time bounds and the Kafka
+ * readiness check.
+ */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(CouponKafkaProperties.class)
 class KafkaConfig {
 
-    /** Readiness needs Kafka: without brokers every issuance would end in a compensated 503. */
-    @Bean
-    KafkaHealthIndicator kafka(KafkaAdmin kafkaAdmin, KafkaListenerEndpointRegistry listeners) {
-        return new KafkaHealthIndicator(kafkaAdmin, listeners);
-    }
+	/**
+	 * Readiness needs Kafka: without brokers every issuance would end in a compensated
+	 * 503.
+	 */
+	@Bean
+	KafkaHealthIndicator kafka(KafkaAdmin kafkaAdmin, KafkaListenerEndpointRegistry listeners) {
+		return new KafkaHealthIndicator(kafkaAdmin, listeners);
+	}
 
-    /**
-     * Bounds every blocking point of the producer by {@code coupon.issuance.send-timeout}: a record the
-     * request gave up on should not be delivered much later (it has been compensated by then).
-     */
-    @Bean
-    DefaultKafkaProducerFactoryCustomizer producerTimeouts(IssuanceProperties issuance) {
-        long timeout = issuance.sendTimeout().toMillis();
-        return factory -> factory.updateConfigs(Map.<String, Object>of(
-                ProducerConfig.MAX_BLOCK_MS_CONFIG, Math.max(100, timeout / 2),
-                ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) Math.max(1000, timeout),
-                ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) Math.max(500, timeout - 200)));
-    }
+	/**
+	 * Bounds every blocking point of the producer by
+	 * {@code coupon.issuance.send-timeout}: a record the request gave up on should not be
+	 * delivered much later (it has been compensated by then).
+	 */
+	@Bean
+	DefaultKafkaProducerFactoryCustomizer producerTimeouts(IssuanceProperties issuance) {
+		long timeout = issuance.sendTimeout().toMillis();
+		return factory -> factory.updateConfigs(Map.<String, Object>of(ProducerConfig.MAX_BLOCK_MS_CONFIG,
+				Math.max(100, timeout / 2), ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) Math.max(1000, timeout),
+				ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) Math.max(500, timeout - 200)));
+	}
+
 }

@@ -11,16 +11,14 @@ import org.springframework.validation.annotation.Validated;
 /**
  * The reconciler that keeps Redis in line with MySQL.
  *
- * @param interval   pause between two runs
- * @param staleAfter a reservation older than this, absent from MySQL while the consumer has no lag,
- *                   belongs to a process that died between reserve and send: it is released
- * @param lockTtl    how long one instance holds the Redis lock
+ * @param interval pause between two runs
+ * @param staleAfter a reservation older than this, absent from MySQL while the consumer
+ * has no lag, belongs to a process that died between reserve and send: it is released
+ * @param lockTtl how long one instance holds the Redis lock
  */
 @Validated
 @ConfigurationProperties("coupon.reconciler")
-public record ReconcilerProperties(
-        @DefaultValue("true") boolean enabled,
-        @NotNull @DefaultValue("2s") Duration interval,
-        @NotNull @DefaultValue("30s") Duration staleAfter,
-        @NotNull @DefaultValue("30s") Duration lockTtl) {
+public record ReconcilerProperties(@DefaultValue("true") boolean enabled,
+		@NotNull @DefaultValue("2s") Duration interval, @NotNull @DefaultValue("30s") Duration staleAfter,
+		@NotNull @DefaultValue("30s") Duration lockTtl) {
 }

@@ -9,8 +9,9 @@ import java.lang.annotation.Target;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 
 /**
- * Only in a process that serves requests: the hook jobs ({@code --coupon.job=migrate|register}) do
- * their one task and exit, without background work.
+ * Only in a process that serves requests: the hook jobs
+ * ({@code --coupon.job=migrate|register}) do their one task and exit, without background
+ * work.
  */
 @Retention(RetentionPolicy.RUNTIME)
 @Target({ ElementType.TYPE, ElementType.METHOD })

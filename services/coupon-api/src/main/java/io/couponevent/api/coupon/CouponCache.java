@@ -12,65 +12,78 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.stereotype.Component;
 
 /**
- * Coupon metadata kept in-process, so the hot path never reads MySQL. An admin change bumps a
- * version number in Redis; every instance polls it (cheap GET, once a second) and reloads from MySQL
- * when it moved.
+ * Coupon metadata kept in-process, so the hot path never reads MySQL. An admin change
+ * bumps a version number in Redis; every instance polls it (cheap GET, once a second) and
+ * reloads from MySQL when it moved.
  */
 @Component
 public class CouponCache {
 
-    static final String VERSION_KEY = "coupon:catalog:version";
-    private static final Logger log = LoggerFactory.getLogger(CouponCache.class);
+	static final String VERSION_KEY = "coupon:catalog:version";
 
-    private final CouponRepository repository;
-    private final StringRedisTemplate redis;
-    private volatile Map<Long, Coupon> coupons = Map.of();
-    private volatile String seenVersion;
-    private volatile boolean loaded;
+	private static final Logger log = LoggerFactory.getLogger(CouponCache.class);
 
-    public CouponCache(CouponRepository repository, StringRedisTemplate redis) {
-        this.repository = repository;
-        this.redis = redis;
-    }
+	private final CouponRepository repository;
 
-    public Optional<Coupon> get(long id) {
-        if (!loaded) reload();
-        return Optional.ofNullable(coupons.get(id));
-    }
+	private final StringRedisTemplate redis;
 
-    public Collection<Coupon> all() {
-        if (!loaded) reload();
-        return coupons.values();
-    }
+	private volatile Map<Long, Coupon> coupons = Map.of();
 
-    /** After a local change: reload now and tell the other instances. */
-    public void changed() {
-        try {
-            redis.opsForValue().increment(VERSION_KEY);
-        } catch (RuntimeException e) {
-            log.warn("could not bump the catalog version; other instances refresh on their next poll: {}", e.toString());
-        }
-        reload();
-    }
+	private volatile String seenVersion;
 
-    /** Called periodically. */
-    public void refreshIfChanged() {
-        String version;
-        try {
-            version = redis.opsForValue().get(VERSION_KEY);
-        } catch (RuntimeException e) {
-            version = null;
-        }
-        if (!loaded || version == null || !version.equals(seenVersion)) {
-            seenVersion = version;
-            reload();
-        }
-    }
+	private volatile boolean loaded;
 
-    public synchronized void reload() {
-        Map<Long, Coupon> fresh = new ConcurrentHashMap<>();
-        repository.findAll().forEach(c -> fresh.put(c.id(), c));
-        coupons = fresh;
-        loaded = true;
-    }
+	public CouponCache(CouponRepository repository, StringRedisTemplate redis) {
+		this.repository = repository;
+		this.redis = redis;
+	}
+
+	public Optional<Coupon> get(long id) {
+		if (!loaded) {
+			reload();
+		}
+		return Optional.ofNullable(coupons.get(id));
+	}
+
+	public Collection<Coupon> all() {
+		if (!loaded) {
+			reload();
+		}
+		return coupons.values();
+	}
+
+	/** After a local change: reload now and tell the other instances. */
+	public void changed() {
+		try {
+			redis.opsForValue().increment(VERSION_KEY);
+		}
+		catch (RuntimeException e) {
+			log.warn("could not bump the catalog version; other instances refresh on their next poll: {}",
+					e.toString());
+		}
+		reload();
+	}
+
+	/** Called periodically. */
+	public void refreshIfChanged() {
+		String version;
+		try {
+			version = redis.opsForValue().get(VERSION_KEY);
+		}
+		catch (RuntimeException e) {
+			version = null;
+		}
+		if (!loaded || version == null || !version.equals(seenVersion)) {
+			seenVersion = version;
+			reload();
+		}
+	}
+
+	public synchronized void reload() {
+		Map<Long, Coupon> fresh = new ConcurrentHashMap<>();
+		repository.findAll().forEach(c -> fresh.put(c.id(), c));
+		coupons = fresh;
+		loaded = true;
+	}
+
 }

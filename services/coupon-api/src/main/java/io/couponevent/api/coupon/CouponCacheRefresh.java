@@ -1,14 +1,16 @@
 package io.couponevent.api.coupon;
 
+import io.couponevent.api.config.ServingInstance;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import io.couponevent.api.config.ServingInstance;
 
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 
-/** Polls the catalog version once a second, so an admin change on another instance reaches this one. */
+/**
+ * Polls the catalog version once a second, so an admin change on another instance reaches
+ * this one.
+ */
 @Component
 @ServingInstance
 class CouponCacheRefresh {

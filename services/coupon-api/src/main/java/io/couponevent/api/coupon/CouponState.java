@@ -1,3 +1,7 @@
 package io.couponevent.api.coupon;
 
-public enum CouponState { SCHEDULED, OPEN, PAUSED, SOLD_OUT, CLOSED }
+public enum CouponState {
+
+	SCHEDULED, OPEN, PAUSED, SOLD_OUT, CLOSED
+
+}

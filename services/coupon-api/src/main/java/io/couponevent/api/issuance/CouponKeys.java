@@ -3,20 +3,32 @@ package io.couponevent.api.issuance;
 import java.util.List;
 
 /**
- * Redis keys of one coupon. The hash tag {@code {coupon:<id>}} puts them all in one cluster slot, so
- * a single Lua script can read and write them atomically.
+ * Redis keys of one coupon. The hash tag {@code {coupon:<id>}} puts them all in one
+ * cluster slot, so a single Lua script can read and write them atomically.
  */
 record CouponKeys(long couponId) {
 
-    String meta() { return tag() + ":meta"; }
+	String meta() {
+		return tag() + ":meta";
+	}
 
-    String issued() { return tag() + ":issued"; }
+	String issued() {
+		return tag() + ":issued";
+	}
 
-    String next() { return tag() + ":next"; }
+	String next() {
+		return tag() + ":next";
+	}
 
-    String free() { return tag() + ":free"; }
+	String free() {
+		return tag() + ":free";
+	}
 
-    List<String> all() { return List.of(meta(), issued(), next(), free()); }
+	List<String> all() {
+		return List.of(meta(), issued(), next(), free());
+	}
 
-    private String tag() { return "{coupon:" + couponId + "}"; }
+	private String tag() {
+		return "{coupon:" + couponId + "}";
+	}
 }

@@ -5,21 +5,28 @@ import java.time.Instant;
 /** What the issue script decided. */
 public record Decision(Outcome outcome, int slot, long remaining, Instant reservedAt) {
 
-    /** {@code STOCK_HELD}: nothing free, but held slots may still come back (retry, not sold out). */
-    public enum Outcome { ACCEPTED, STATE_MISSING, NOT_OPEN, CLOSED, PAUSED, DUPLICATE, SOLD_OUT, STOCK_HELD }
+	/**
+	 * {@code STOCK_HELD}: nothing free, but held slots may still come back (retry, not
+	 * sold out).
+	 */
+	public enum Outcome {
 
-    static Decision of(java.util.List<Long> reply) {
-        Outcome outcome = switch (reply.get(0).intValue()) {
-            case 1 -> Outcome.ACCEPTED;
-            case -1 -> Outcome.STATE_MISSING;
-            case -2 -> Outcome.NOT_OPEN;
-            case -3 -> Outcome.CLOSED;
-            case -4 -> Outcome.PAUSED;
-            case -5 -> Outcome.DUPLICATE;
-            case -6 -> Outcome.SOLD_OUT;
-            case -7 -> Outcome.STOCK_HELD;
-            default -> throw new IllegalStateException("unexpected script reply " + reply);
-        };
-        return new Decision(outcome, reply.get(1).intValue(), reply.get(2), Instant.ofEpochMilli(reply.get(3)));
-    }
+		ACCEPTED, STATE_MISSING, NOT_OPEN, CLOSED, PAUSED, DUPLICATE, SOLD_OUT, STOCK_HELD
+
+	}
+
+	static Decision of(java.util.List<Long> reply) {
+		Outcome outcome = switch (reply.get(0).intValue()) {
+			case 1 -> Outcome.ACCEPTED;
+			case -1 -> Outcome.STATE_MISSING;
+			case -2 -> Outcome.NOT_OPEN;
+			case -3 -> Outcome.CLOSED;
+			case -4 -> Outcome.PAUSED;
+			case -5 -> Outcome.DUPLICATE;
+			case -6 -> Outcome.SOLD_OUT;
+			case -7 -> Outcome.STOCK_HELD;
+			default -> throw new IllegalStateException("unexpected script reply " + reply);
+		};
+		return new Decision(outcome, reply.get(1).intValue(), reply.get(2), Instant.ofEpochMilli(reply.get(3)));
+	}
 }

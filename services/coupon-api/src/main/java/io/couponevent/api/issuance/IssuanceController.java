@@ -19,38 +19,48 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
-/** A user asks for a coupon (answer in milliseconds) and later checks whether it was persisted. */
+/**
+ * A user asks for a coupon (answer in milliseconds) and later checks whether it was
+ * persisted.
+ */
 @RestController
 @RequestMapping("/api/v1/coupons/{couponId}/issuances")
 class IssuanceController {
 
-    private final IssuanceService issuance;
+	private final IssuanceService issuance;
 
-    IssuanceController(IssuanceService issuance) {
-        this.issuance = issuance;
-    }
+	IssuanceController(IssuanceService issuance) {
+		this.issuance = issuance;
+	}
 
-    public record IssuanceAccepted(long couponId, String userId, String status, String statusUrl) {
-    }
+	public record IssuanceAccepted(long couponId, String userId, String status, String statusUrl) {
+	}
 
-    /** The body is optional; when present it must be a JSON object (reserved for future options). */
-    @PostMapping(consumes = {MediaType.APPLICATION_JSON_VALUE, MediaType.ALL_VALUE})
-    public ResponseEntity<IssuanceAccepted> issue(@PathVariable("couponId") String couponId,
-            @RequestBody(required = false) Map<String, Object> body, @AuthenticationPrincipal Jwt jwt) {
-        long id = CouponId.parse(couponId);
-        IssuanceService.Accepted accepted = issuance.issue(id, jwt.getSubject());
-        String statusUrl = "/api/v1/coupons/" + id + "/issuances/me";
-        return ResponseEntity.accepted().location(URI.create(statusUrl))
-                .body(new IssuanceAccepted(id, accepted.userId(), "PENDING", statusUrl));
-    }
+	/**
+	 * The body is optional; when present it must be a JSON object (reserved for future
+	 * options).
+	 */
+	@PostMapping(consumes = { MediaType.APPLICATION_JSON_VALUE, MediaType.ALL_VALUE })
+	public ResponseEntity<IssuanceAccepted> issue(@PathVariable("couponId") String couponId,
+			@RequestBody(required = false) Map<String, Object> body, @AuthenticationPrincipal Jwt jwt) {
+		long id = CouponId.parse(couponId);
+		IssuanceService.Accepted accepted = issuance.issue(id, jwt.getSubject());
+		String statusUrl = "/api/v1/coupons/" + id + "/issuances/me";
+		return ResponseEntity.accepted()
+			.location(URI.create(statusUrl))
+			.body(new IssuanceAccepted(id, accepted.userId(), "PENDING", statusUrl));
+	}
 
-    @GetMapping("/me")
-    public Map<String, Object> me(@PathVariable("couponId") String couponId, @AuthenticationPrincipal Jwt jwt) {
-        UserStatus status = issuance.status(CouponId.parse(couponId), jwt.getSubject());
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("status", status.status().name());
-        Instant issuedAt = status.issuedAt();
-        if (issuedAt != null) body.put("issuedAt", issuedAt.toString());
-        return body;
-    }
+	@GetMapping("/me")
+	public Map<String, Object> me(@PathVariable("couponId") String couponId, @AuthenticationPrincipal Jwt jwt) {
+		UserStatus status = issuance.status(CouponId.parse(couponId), jwt.getSubject());
+		Map<String, Object> body = new LinkedHashMap<>();
+		body.put("status", status.status().name());
+		Instant issuedAt = status.issuedAt();
+		if (issuedAt != null) {
+			body.put("issuedAt", issuedAt.toString());
+		}
+		return body;
+	}
+
 }

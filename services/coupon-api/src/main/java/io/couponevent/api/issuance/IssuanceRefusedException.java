@@ -1,6 +1,9 @@
 package io.couponevent.api.issuance;
 
-/** The issue script said no: a final answer for this request, nothing was reserved or sent. */
+/**
+ * The issue script said no: a final answer for this request, nothing was reserved or
+ * sent.
+ */
 public class IssuanceRefusedException extends RuntimeException {
 
 	/** Why; each is a stable {@code code} of the HTTP contract. */

@@ -17,137 +17,173 @@ import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.stereotype.Component;
 
 /**
- * Redis side of the issuance: the Lua scripts (sent by EVALSHA; Spring Data Redis falls back to
- * EVAL, which loads the script again, when a node answers NOSCRIPT) and a few plain reads.
+ * Redis side of the issuance: the Lua scripts (sent by EVALSHA; Spring Data Redis falls
+ * back to EVAL, which loads the script again, when a node answers NOSCRIPT) and a few
+ * plain reads.
  */
 @Component
 public class ReservationStore {
 
-    @SuppressWarnings({"rawtypes", "unchecked"})
-    private static final RedisScript<List> ISSUE = RedisScript.of(new ClassPathResource("scripts/issue.lua"), List.class);
-    private static final RedisScript<Long> RELEASE = RedisScript.of(new ClassPathResource("scripts/release.lua"), Long.class);
-    private static final RedisScript<Long> UPSERT_META = RedisScript.of(new ClassPathResource("scripts/upsert-meta.lua"), Long.class);
-    private static final RedisScript<Long> RESTORE = RedisScript.of(new ClassPathResource("scripts/restore.lua"), Long.class);
-    @SuppressWarnings("rawtypes")
-    private static final RedisScript<List> SLOTS = RedisScript.of(new ClassPathResource("scripts/slots.lua"), List.class);
-    private static final RedisScript<Long> ADOPT = RedisScript.of(new ClassPathResource("scripts/adopt.lua"), Long.class);
+	@SuppressWarnings({ "rawtypes", "unchecked" })
+	private static final RedisScript<List> ISSUE = RedisScript.of(new ClassPathResource("scripts/issue.lua"),
+			List.class);
 
-    private final StringRedisTemplate redis;
+	private static final RedisScript<Long> RELEASE = RedisScript.of(new ClassPathResource("scripts/release.lua"),
+			Long.class);
 
-    public ReservationStore(StringRedisTemplate redis) {
-        this.redis = redis;
-    }
+	private static final RedisScript<Long> UPSERT_META = RedisScript
+		.of(new ClassPathResource("scripts/upsert-meta.lua"), Long.class);
 
-    /** The hot path: one script call decides and records the reservation. */
-    @SuppressWarnings("unchecked")
-    public Decision reserve(long couponId, String userId) {
-        CouponKeys keys = new CouponKeys(couponId);
-        List<Long> reply = redis.execute(ISSUE, keys.all(), userId);
-        return Decision.of(reply);
-    }
+	private static final RedisScript<Long> RESTORE = RedisScript.of(new ClassPathResource("scripts/restore.lua"),
+			Long.class);
 
-    /**
-     * Compensation of a send that may still land: the user is removed (a retry is a new attempt), but
-     * the unit and the slot number stay taken under a placeholder until the reconciler has compared
-     * with MySQL, so a late record can never collide with another user's reservation of that slot.
-     */
-    public boolean hold(long couponId, String userId, int slot) {
-        return runRelease(couponId, userId, Integer.toString(slot), "hold", Reservation.heldField(slot));
-    }
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> SLOTS = RedisScript.of(new ClassPathResource("scripts/slots.lua"),
+			List.class);
 
-    /** Slot numbers minted but neither held by an entry nor free: each strands one unit of stock. */
-    @SuppressWarnings("unchecked")
-    public long lostSlots(long couponId) {
-        CouponKeys keys = new CouponKeys(couponId);
-        List<Long> reply = redis.execute(SLOTS, List.of(keys.issued(), keys.free(), keys.next()));
-        if (reply == null || reply.size() < 3) return 0;
-        return Math.max(0, reply.get(2) - reply.get(0) - reply.get(1));
-    }
+	private static final RedisScript<Long> ADOPT = RedisScript.of(new ClassPathResource("scripts/adopt.lua"),
+			Long.class);
 
-    /** Gives a reservation back: stock +1, user removed, slot to the free list (if {@code reuseSlot}). */
-    public boolean release(long couponId, String userId, int slot, boolean reuseSlot) {
-        return runRelease(couponId, userId, Integer.toString(slot), reuseSlot ? "1" : "0");
-    }
+	private final StringRedisTemplate redis;
 
-    /** {@code scripts/release.lua} with its ARGV (user, slot, mode[, placeholder]); true when it acted. */
-    private boolean runRelease(long couponId, String... args) {
-        CouponKeys keys = new CouponKeys(couponId);
-        Long done = redis.execute(RELEASE, List.of(keys.meta(), keys.issued(), keys.free()), (Object[]) args);
-        return done != null && done == 1;
-    }
+	public ReservationStore(StringRedisTemplate redis) {
+		this.redis = redis;
+	}
 
-    public enum MetaResult { UPDATED, CREATED, STATE_MISSING, QUANTITY_BELOW_ISSUED }
+	/** The hot path: one script call decides and records the reservation. */
+	@SuppressWarnings("unchecked")
+	public Decision reserve(long couponId, String userId) {
+		CouponKeys keys = new CouponKeys(couponId);
+		List<Long> reply = redis.execute(ISSUE, keys.all(), userId);
+		return Decision.of(reply);
+	}
 
-    /** Writes the metadata; {@code fresh} starts an empty state when the coupon is new in MySQL. */
-    public MetaResult upsertMeta(Coupon coupon, boolean fresh) {
-        CouponKeys keys = new CouponKeys(coupon.id());
-        Long result = redis.execute(UPSERT_META, keys.all(), Integer.toString(coupon.quantity()),
-                Long.toString(coupon.opensAt().toEpochMilli()), Long.toString(coupon.closesAt().toEpochMilli()),
-                coupon.paused() ? "1" : "0", Long.toString(coupon.version()), fresh ? "1" : "0");
-        return switch (result == null ? 0 : result.intValue()) {
-            case 1 -> MetaResult.UPDATED;
-            case 2 -> MetaResult.CREATED;
-            case -1 -> MetaResult.QUANTITY_BELOW_ISSUED;
-            default -> MetaResult.STATE_MISSING;
-        };
-    }
+	/**
+	 * Compensation of a send that may still land: the user is removed (a retry is a new
+	 * attempt), but the unit and the slot number stay taken under a placeholder until the
+	 * reconciler has compared with MySQL, so a late record can never collide with another
+	 * user's reservation of that slot.
+	 */
+	public boolean hold(long couponId, String userId, int slot) {
+		return runRelease(couponId, userId, Integer.toString(slot), "hold", Reservation.heldField(slot));
+	}
 
-    /** Rebuilds lost state from MySQL rows; a no-op when the state exists. */
-    public boolean restore(Coupon coupon, Collection<IssuedRow> rows) {
-        CouponKeys keys = new CouponKeys(coupon.id());
-        int next = rows.stream().mapToInt(IssuedRow::slot).max().orElse(0);
-        boolean[] used = new boolean[next + 1];
-        rows.forEach(r -> used[r.slot()] = true);
-        List<String> args = new ArrayList<>();
-        args.add(Integer.toString(coupon.quantity()));
-        args.add(Long.toString(coupon.opensAt().toEpochMilli()));
-        args.add(Long.toString(coupon.closesAt().toEpochMilli()));
-        args.add(coupon.paused() ? "1" : "0");
-        args.add(Long.toString(coupon.version()));
-        args.add(Integer.toString(next));
-        List<String> free = new ArrayList<>();
-        for (int slot = 1; slot <= next; slot++) {
-            if (!used[slot]) free.add(Integer.toString(slot));
-        }
-        args.add(Integer.toString(free.size()));
-        args.addAll(free);
-        for (IssuedRow row : rows) {
-            args.add(row.userId());
-            args.add(new Reservation(row.userId(), row.slot(), row.reservedAt()).encoded());
-        }
-        Long done = redis.execute(RESTORE, keys.all(), args.toArray());
-        return done != null && done == 1;
-    }
+	/**
+	 * Slot numbers minted but neither held by an entry nor free: each strands one unit of
+	 * stock.
+	 */
+	@SuppressWarnings("unchecked")
+	public long lostSlots(long couponId) {
+		CouponKeys keys = new CouponKeys(couponId);
+		List<Long> reply = redis.execute(SLOTS, List.of(keys.issued(), keys.free(), keys.next()));
+		if (reply == null || reply.size() < 3) {
+			return 0;
+		}
+		return Math.max(0, reply.get(2) - reply.get(0) - reply.get(1));
+	}
 
-    /** Marks a MySQL row that Redis misses as issued. */
-    public boolean adopt(long couponId, IssuedRow row) {
-        CouponKeys keys = new CouponKeys(couponId);
-        Long done = redis.execute(ADOPT, List.of(keys.meta(), keys.issued(), keys.free()), row.userId(),
-                Integer.toString(row.slot()), Long.toString(row.reservedAt().toEpochMilli()));
-        return done != null && done == 1;
-    }
+	/**
+	 * Gives a reservation back: stock +1, user removed, slot to the free list (if
+	 * {@code reuseSlot}).
+	 */
+	public boolean release(long couponId, String userId, int slot, boolean reuseSlot) {
+		return runRelease(couponId, userId, Integer.toString(slot), reuseSlot ? "1" : "0");
+	}
 
-    public boolean stateExists(long couponId) {
-        return Boolean.TRUE.equals(redis.hasKey(new CouponKeys(couponId).meta()));
-    }
+	/**
+	 * {@code scripts/release.lua} with its ARGV (user, slot, mode[, placeholder]); true
+	 * when it acted.
+	 */
+	private boolean runRelease(long couponId, String... args) {
+		CouponKeys keys = new CouponKeys(couponId);
+		Long done = redis.execute(RELEASE, List.of(keys.meta(), keys.issued(), keys.free()), (Object[]) args);
+		return done != null && done == 1;
+	}
 
-    public Optional<Reservation> find(long couponId, String userId) {
-        Object value = redis.opsForHash().get(new CouponKeys(couponId).issued(), userId);
-        return Optional.ofNullable(value).map(v -> Reservation.parse(userId, v.toString()));
-    }
+	public enum MetaResult {
 
-    public long issuedCount(long couponId) {
-        Long size = redis.opsForHash().size(new CouponKeys(couponId).issued());
-        return size == null ? 0 : size;
-    }
+		UPDATED, CREATED, STATE_MISSING, QUANTITY_BELOW_ISSUED
 
-    /** Every reservation of a coupon, read with HSCAN so a big hash never blocks Redis. */
-    public List<Reservation> all(long couponId) {
-        List<Reservation> all = new ArrayList<>();
-        try (Cursor<Map.Entry<Object, Object>> cursor = redis.opsForHash()
-                .scan(new CouponKeys(couponId).issued(), ScanOptions.scanOptions().count(1000).build())) {
-            cursor.forEachRemaining(e -> all.add(Reservation.parse(e.getKey().toString(), e.getValue().toString())));
-        }
-        return all;
-    }
+	}
+
+	/**
+	 * Writes the metadata; {@code fresh} starts an empty state when the coupon is new in
+	 * MySQL.
+	 */
+	public MetaResult upsertMeta(Coupon coupon, boolean fresh) {
+		CouponKeys keys = new CouponKeys(coupon.id());
+		Long result = redis.execute(UPSERT_META, keys.all(), Integer.toString(coupon.quantity()),
+				Long.toString(coupon.opensAt().toEpochMilli()), Long.toString(coupon.closesAt().toEpochMilli()),
+				coupon.paused() ? "1" : "0", Long.toString(coupon.version()), fresh ? "1" : "0");
+		return switch (result == null ? 0 : result.intValue()) {
+			case 1 -> MetaResult.UPDATED;
+			case 2 -> MetaResult.CREATED;
+			case -1 -> MetaResult.QUANTITY_BELOW_ISSUED;
+			default -> MetaResult.STATE_MISSING;
+		};
+	}
+
+	/** Rebuilds lost state from MySQL rows; a no-op when the state exists. */
+	public boolean restore(Coupon coupon, Collection<IssuedRow> rows) {
+		CouponKeys keys = new CouponKeys(coupon.id());
+		int next = rows.stream().mapToInt(IssuedRow::slot).max().orElse(0);
+		boolean[] used = new boolean[next + 1];
+		rows.forEach(r -> used[r.slot()] = true);
+		List<String> args = new ArrayList<>();
+		args.add(Integer.toString(coupon.quantity()));
+		args.add(Long.toString(coupon.opensAt().toEpochMilli()));
+		args.add(Long.toString(coupon.closesAt().toEpochMilli()));
+		args.add(coupon.paused() ? "1" : "0");
+		args.add(Long.toString(coupon.version()));
+		args.add(Integer.toString(next));
+		List<String> free = new ArrayList<>();
+		for (int slot = 1; slot <= next; slot++) {
+			if (!used[slot]) {
+				free.add(Integer.toString(slot));
+			}
+		}
+		args.add(Integer.toString(free.size()));
+		args.addAll(free);
+		for (IssuedRow row : rows) {
+			args.add(row.userId());
+			args.add(new Reservation(row.userId(), row.slot(), row.reservedAt()).encoded());
+		}
+		Long done = redis.execute(RESTORE, keys.all(), args.toArray());
+		return done != null && done == 1;
+	}
+
+	/** Marks a MySQL row that Redis misses as issued. */
+	public boolean adopt(long couponId, IssuedRow row) {
+		CouponKeys keys = new CouponKeys(couponId);
+		Long done = redis.execute(ADOPT, List.of(keys.meta(), keys.issued(), keys.free()), row.userId(),
+				Integer.toString(row.slot()), Long.toString(row.reservedAt().toEpochMilli()));
+		return done != null && done == 1;
+	}
+
+	public boolean stateExists(long couponId) {
+		return Boolean.TRUE.equals(redis.hasKey(new CouponKeys(couponId).meta()));
+	}
+
+	public Optional<Reservation> find(long couponId, String userId) {
+		Object value = redis.opsForHash().get(new CouponKeys(couponId).issued(), userId);
+		return Optional.ofNullable(value).map(v -> Reservation.parse(userId, v.toString()));
+	}
+
+	public long issuedCount(long couponId) {
+		Long size = redis.opsForHash().size(new CouponKeys(couponId).issued());
+		return size == null ? 0 : size;
+	}
+
+	/**
+	 * Every reservation of a coupon, read with HSCAN so a big hash never blocks Redis.
+	 */
+	public List<Reservation> all(long couponId) {
+		List<Reservation> all = new ArrayList<>();
+		try (Cursor<Map.Entry<Object, Object>> cursor = redis.opsForHash()
+			.scan(new CouponKeys(couponId).issued(), ScanOptions.scanOptions().count(1000).build())) {
+			cursor.forEachRemaining(e -> all.add(Reservation.parse(e.getKey().toString(), e.getValue().toString())));
+		}
+		return all;
+	}
+
 }

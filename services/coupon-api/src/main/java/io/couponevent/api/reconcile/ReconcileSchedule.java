@@ -2,16 +2,18 @@ package io.couponevent.api.reconcile;
 
 import java.time.Duration;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import io.couponevent.api.config.ReconcilerProperties;
 import io.couponevent.api.config.ServingInstance;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 
-/** Runs the {@link Reconciler} every {@code coupon.reconciler.interval} in a serving instance. */
+/**
+ * Runs the {@link Reconciler} every {@code coupon.reconciler.interval} in a serving
+ * instance.
+ */
 @Component
 @ServingInstance
 class ReconcileSchedule {
@@ -42,8 +44,8 @@ class ReconcileSchedule {
 			return;
 		}
 		long now = System.nanoTime();
-		long every = this.reconciler.rebuildRequested()
-				? Math.min(this.interval.toNanos(), REBUILD_INTERVAL.toNanos()) : this.interval.toNanos();
+		long every = this.reconciler.rebuildRequested() ? Math.min(this.interval.toNanos(), REBUILD_INTERVAL.toNanos())
+				: this.interval.toNanos();
 		if (now - this.lastRun < every) {
 			return;
 		}

@@ -20,166 +20,194 @@ import io.couponevent.api.issuance.IssuanceMetrics;
 import io.couponevent.api.issuance.RebuildRequests;
 import io.couponevent.api.issuance.Reservation;
 import io.couponevent.api.issuance.ReservationStore;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.stereotype.Component;
 
 /**
- * Brings Redis back in line with MySQL, the source of truth. One instance at a time (Redis lease).
+ * Brings Redis back in line with MySQL, the source of truth. One instance at a time
+ * (Redis lease).
  * <ul>
- * <li>lost state (Redis restarted or flushed): rebuilt from MySQL once the consumer has no lag and
- * every send that could still be in flight has timed out — never treated as fresh stock;</li>
- * <li>stale reservations (the process died between reserve and send): released once they are
- * older than {@code stale-after}, absent from MySQL, and the consumer has no lag;</li>
- * <li>held slots (a compensated send that may still land): released once MySQL shows it did not,
- * else dropped while its row is adopted;</li>
- * <li>rows Redis does not know (a compensated send that still landed): adopted; a user whose retry
- * holds another slot than the landed row is repointed to MySQL's slot.</li>
+ * <li>lost state (Redis restarted or flushed): rebuilt from MySQL once the consumer has
+ * no lag and every send that could still be in flight has timed out — never treated as
+ * fresh stock;</li>
+ * <li>stale reservations (the process died between reserve and send): released once they
+ * are older than {@code stale-after}, absent from MySQL, and the consumer has no
+ * lag;</li>
+ * <li>held slots (a compensated send that may still land): released once MySQL shows it
+ * did not, else dropped while its row is adopted;</li>
+ * <li>rows Redis does not know (a compensated send that still landed): adopted; a user
+ * whose retry holds another slot than the landed row is repointed to MySQL's slot.</li>
  * </ul>
  */
 @Component
 class Reconciler {
 
-    private static final Logger log = LoggerFactory.getLogger(Reconciler.class);
+	private static final Logger log = LoggerFactory.getLogger(Reconciler.class);
 
-    private final CouponCache coupons;
-    private final CouponRepository repository;
-    private final ReservationStore store;
-    private final ConsumerLag lag;
-    private final RedisLock lock;
-    private final RebuildRequests rebuilds;
-    private final IssuanceMetrics metrics;
-    private final ReconcilerProperties properties;
-    private final Duration inFlightGrace;
-    private final Map<Long, Instant> missingSince = new ConcurrentHashMap<>();
+	private final CouponCache coupons;
 
-    Reconciler(CouponCache coupons, CouponRepository repository, ReservationStore store, ConsumerLag lag,
-            RedisLock lock, RebuildRequests rebuilds, IssuanceMetrics metrics, ReconcilerProperties properties,
-            IssuanceProperties issuance) {
-        this.coupons = coupons;
-        this.repository = repository;
-        this.store = store;
-        this.lag = lag;
-        this.lock = lock;
-        this.rebuilds = rebuilds;
-        this.metrics = metrics;
-        this.properties = properties;
-        this.inFlightGrace = issuance.sendTimeout().plusSeconds(1);
-    }
+	private final CouponRepository repository;
 
-    /** One pass over every coupon; returns false when another instance holds the lease. */
-    boolean runOnce() {
-        if (!lock.tryAcquire(properties.lockTtl())) {
-            return false;
-        }
-        try {
-            long pendingRecords = consumerLag();
-            for (Coupon coupon : List.copyOf(coupons.all())) {
-                try {
-                    reconcile(coupon, pendingRecords);
-                } catch (RuntimeException e) {
-                    log.warn("reconciling coupon {} failed: {}", coupon.id(), e.toString());
-                }
-            }
-            return true;
-        } finally {
-            lock.release();
-        }
-    }
+	private final ReservationStore store;
 
-    private long consumerLag() {
-        try {
-            return lag.total();
-        } catch (IllegalStateException e) {
-            log.debug("consumer lag unknown: {}", e.getMessage());
-            return -1;
-        }
-    }
+	private final ConsumerLag lag;
 
-    private void reconcile(Coupon cached, long pendingRecords) {
-        long id = cached.id();
-        Instant now = Instant.now();
-        if (!store.stateExists(id)) {
-            Instant since = missingSince.computeIfAbsent(id, k -> now);
-            boolean sendsSettled = Duration.between(since, now).compareTo(inFlightGrace) >= 0;
-            if (pendingRecords == 0 && sendsSettled) {
-                Coupon coupon = repository.find(id).orElse(cached);
-                List<IssuedRow> rows = repository.findAllIssued(id);
-                if (store.restore(coupon, rows)) {
-                    log.info("rebuilt the redis state of coupon {} from {} MySQL rows", id, rows.size());
-                    metrics.reconcilerAction("rebuild", 1);
-                }
-                missingSince.remove(id);
-                rebuilds.clear(id);
-                metrics.stockRemaining(id, coupon.quantity() - rows.size());
-            }
-            return;
-        }
-        missingSince.remove(id);
-        long redisCount = store.issuedCount(id);
-        metrics.stockRemaining(id, cached.quantity() - redisCount);
-        if (pendingRecords != 0) {
-            return;
-        }
-        // Equal counts can still hide a lost slot number (a user repointed by a late record), which
-        // would strand one unit at the end of the event: the slot bookkeeping check finds it.
-        if (redisCount == repository.countIssued(id) && store.lostSlots(id) == 0) {
-            return;
-        }
-        compare(id, now);
-    }
+	private final RedisLock lock;
 
-    /** Counts differ while nothing is in flight: find stale reservations and unknown rows. */
-    private void compare(long id, Instant now) {
-        List<Reservation> reservations = store.all(id);
-        Map<String, IssuedRow> rows = repository.findAllIssued(id).stream()
-                .collect(Collectors.toMap(IssuedRow::userId, Function.identity()));
-        Set<Integer> slotsInMysql = rows.values().stream().map(IssuedRow::slot).collect(Collectors.toSet());
-        Set<String> inRedis = new HashSet<>();
-        Instant staleBefore = now.minus(properties.staleAfter());
-        long released = 0;
-        long releasedHeld = 0;
-        long repointed = 0;
-        for (Reservation r : reservations) {
-            inRedis.add(r.userId());
-            if (!r.reservedAt().isBefore(staleBefore)) {
-                continue;
-            }
-            IssuedRow row = rows.get(r.userId());
-            boolean reuseSlot = !slotsInMysql.contains(r.slot());
-            if (row == null) {
-                // A stale reservation, or a held slot whose send did not land: back into circulation
-                // (or dropped when MySQL uses the slot: the landed row is adopted below).
-                if (store.release(id, r.userId(), r.slot(), reuseSlot)) {
-                    if (r.held()) {
-                        releasedHeld++;
-                    } else {
-                        released++;
-                        metrics.compensation("stale");
-                    }
-                }
-            } else if (row.slot() != r.slot() && store.release(id, r.userId(), r.slot(), reuseSlot)
-                    && store.adopt(id, row)) {
-                // The user retried after a compensated send that landed after all: MySQL's slot wins,
-                // the retry's slot is free again (its record was refused as the user's second).
-                repointed++;
-            }
-        }
-        long adopted = rows.values().stream().filter(row -> !inRedis.contains(row.userId()))
-                .filter(row -> store.adopt(id, row)).count();
-        if (released + releasedHeld + adopted + repointed > 0) {
-            log.info("coupon {}: released {} stale reservations and {} held slots, adopted {} rows, repointed {} users",
-                    id, released, releasedHeld, adopted, repointed);
-        }
-        metrics.reconcilerAction("release_stale", released);
-        metrics.reconcilerAction("release_held", releasedHeld);
-        metrics.reconcilerAction("adopt_row", adopted);
-        metrics.reconcilerAction("repoint_user", repointed);
-    }
+	private final RebuildRequests rebuilds;
 
-    boolean rebuildRequested() {
-        return rebuilds.any();
-    }
+	private final IssuanceMetrics metrics;
+
+	private final ReconcilerProperties properties;
+
+	private final Duration inFlightGrace;
+
+	private final Map<Long, Instant> missingSince = new ConcurrentHashMap<>();
+
+	Reconciler(CouponCache coupons, CouponRepository repository, ReservationStore store, ConsumerLag lag,
+			RedisLock lock, RebuildRequests rebuilds, IssuanceMetrics metrics, ReconcilerProperties properties,
+			IssuanceProperties issuance) {
+		this.coupons = coupons;
+		this.repository = repository;
+		this.store = store;
+		this.lag = lag;
+		this.lock = lock;
+		this.rebuilds = rebuilds;
+		this.metrics = metrics;
+		this.properties = properties;
+		this.inFlightGrace = issuance.sendTimeout().plusSeconds(1);
+	}
+
+	/**
+	 * One pass over every coupon; returns false when another instance holds the lease.
+	 */
+	boolean runOnce() {
+		if (!lock.tryAcquire(properties.lockTtl())) {
+			return false;
+		}
+		try {
+			long pendingRecords = consumerLag();
+			for (Coupon coupon : List.copyOf(coupons.all())) {
+				try {
+					reconcile(coupon, pendingRecords);
+				}
+				catch (RuntimeException e) {
+					log.warn("reconciling coupon {} failed: {}", coupon.id(), e.toString());
+				}
+			}
+			return true;
+		}
+		finally {
+			lock.release();
+		}
+	}
+
+	private long consumerLag() {
+		try {
+			return lag.total();
+		}
+		catch (IllegalStateException e) {
+			log.debug("consumer lag unknown: {}", e.getMessage());
+			return -1;
+		}
+	}
+
+	private void reconcile(Coupon cached, long pendingRecords) {
+		long id = cached.id();
+		Instant now = Instant.now();
+		if (!store.stateExists(id)) {
+			Instant since = missingSince.computeIfAbsent(id, k -> now);
+			boolean sendsSettled = Duration.between(since, now).compareTo(inFlightGrace) >= 0;
+			if (pendingRecords == 0 && sendsSettled) {
+				Coupon coupon = repository.find(id).orElse(cached);
+				List<IssuedRow> rows = repository.findAllIssued(id);
+				if (store.restore(coupon, rows)) {
+					log.info("rebuilt the redis state of coupon {} from {} MySQL rows", id, rows.size());
+					metrics.reconcilerAction("rebuild", 1);
+				}
+				missingSince.remove(id);
+				rebuilds.clear(id);
+				metrics.stockRemaining(id, coupon.quantity() - rows.size());
+			}
+			return;
+		}
+		missingSince.remove(id);
+		long redisCount = store.issuedCount(id);
+		metrics.stockRemaining(id, cached.quantity() - redisCount);
+		if (pendingRecords != 0) {
+			return;
+		}
+		// Equal counts can still hide a lost slot number (a user repointed by a late
+		// record), which would strand one unit at the end of the event: the slot
+		// bookkeeping check finds it.
+		if (redisCount == repository.countIssued(id) && store.lostSlots(id) == 0) {
+			return;
+		}
+		compare(id, now);
+	}
+
+	/**
+	 * Counts differ while nothing is in flight: find stale reservations and unknown rows.
+	 */
+	private void compare(long id, Instant now) {
+		List<Reservation> reservations = store.all(id);
+		Map<String, IssuedRow> rows = repository.findAllIssued(id)
+			.stream()
+			.collect(Collectors.toMap(IssuedRow::userId, Function.identity()));
+		Set<Integer> slotsInMysql = rows.values().stream().map(IssuedRow::slot).collect(Collectors.toSet());
+		Set<String> inRedis = new HashSet<>();
+		Instant staleBefore = now.minus(properties.staleAfter());
+		long released = 0;
+		long releasedHeld = 0;
+		long repointed = 0;
+		for (Reservation r : reservations) {
+			inRedis.add(r.userId());
+			if (!r.reservedAt().isBefore(staleBefore)) {
+				continue;
+			}
+			IssuedRow row = rows.get(r.userId());
+			boolean reuseSlot = !slotsInMysql.contains(r.slot());
+			if (row == null) {
+				// A stale reservation, or a held slot whose send did not land: back into
+				// circulation (or dropped when MySQL uses the slot: the landed row is
+				// adopted below).
+				if (store.release(id, r.userId(), r.slot(), reuseSlot)) {
+					if (r.held()) {
+						releasedHeld++;
+					}
+					else {
+						released++;
+						metrics.compensation("stale");
+					}
+				}
+			}
+			else if (row.slot() != r.slot() && store.release(id, r.userId(), r.slot(), reuseSlot)
+					&& store.adopt(id, row)) {
+				// The user retried after a compensated send that landed after all:
+				// MySQL's slot wins, the retry's slot is free again (its record was
+				// refused as the user's second).
+				repointed++;
+			}
+		}
+		long adopted = rows.values()
+			.stream()
+			.filter(row -> !inRedis.contains(row.userId()))
+			.filter(row -> store.adopt(id, row))
+			.count();
+		if (released + releasedHeld + adopted + repointed > 0) {
+			log.info("coupon {}: released {} stale reservations and {} held slots, adopted {} rows, repointed {} users",
+					id, released, releasedHeld, adopted, repointed);
+		}
+		metrics.reconcilerAction("release_stale", released);
+		metrics.reconcilerAction("release_held", releasedHeld);
+		metrics.reconcilerAction("adopt_row", adopted);
+		metrics.reconcilerAction("repoint_user", repointed);
+	}
+
+	boolean rebuildRequested() {
+		return rebuilds.any();
+	}
+
 }

@@ -12,22 +12,26 @@ import org.springframework.stereotype.Component;
 @Component
 class RedisLock {
 
-    private static final String KEY = "coupon:reconciler:lock";
-    private static final RedisScript<Long> UNLOCK = RedisScript.of(
-            "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end", Long.class);
+	private static final String KEY = "coupon:reconciler:lock";
 
-    private final StringRedisTemplate redis;
-    private final String owner = UUID.randomUUID().toString();
+	private static final RedisScript<Long> UNLOCK = RedisScript.of(
+			"if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end",
+			Long.class);
 
-    RedisLock(StringRedisTemplate redis) {
-        this.redis = redis;
-    }
+	private final StringRedisTemplate redis;
 
-    boolean tryAcquire(Duration ttl) {
-        return Boolean.TRUE.equals(redis.opsForValue().setIfAbsent(KEY, owner, ttl));
-    }
+	private final String owner = UUID.randomUUID().toString();
 
-    void release() {
-        redis.execute(UNLOCK, List.of(KEY), owner);
-    }
+	RedisLock(StringRedisTemplate redis) {
+		this.redis = redis;
+	}
+
+	boolean tryAcquire(Duration ttl) {
+		return Boolean.TRUE.equals(redis.opsForValue().setIfAbsent(KEY, owner, ttl));
+	}
+
+	void release() {
+		redis.execute(UNLOCK, List.of(KEY), owner);
+	}
+
 }

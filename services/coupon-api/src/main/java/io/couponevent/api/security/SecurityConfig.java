@@ -27,73 +27,81 @@ import org.springframework.security.oauth2.jwt.NimbusJwtDecoder;
 import org.springframework.security.web.SecurityFilterChain;
 
 /**
- * Stateless resource server: the user is the JWT {@code sub}, admins carry {@code "admin"} in the
- * {@code roles} claim. Every security refusal is problem+json, like the rest of the API. Only where
- * requests are served: the hook jobs ({@code coupon.job}) run without a web server and need no key.
+ * Stateless resource server: the user is the JWT {@code sub}, admins carry
+ * {@code "admin"} in the {@code roles} claim. Every security refusal is problem+json,
+ * like the rest of the API. Only where requests are served: the hook jobs
+ * ({@code coupon.job}) run without a web server and need no key.
  */
 @Configuration
 @ConditionalOnWebApplication
 @EnableConfigurationProperties(JwtProperties.class)
 class SecurityConfig {
 
-    /**
-     * Actuator endpoints (health probes, Prometheus scrape) are open: they listen on the separate
-     * management port, which the chart exposes only to the kubelet and Prometheus (NetworkPolicy),
-     * and their only ways to change state are not exposed.
-     */
-    @Bean
-    @Order(1)
-    SecurityFilterChain management(HttpSecurity http) throws Exception {
-        http.securityMatcher(EndpointRequest.toAnyEndpoint())
-                .csrf(csrf -> csrf.disable())
-                .sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
-                .authorizeHttpRequests(auth -> auth.anyRequest().permitAll());
-        return http.build();
-    }
+	/**
+	 * Actuator endpoints (health probes, Prometheus scrape) are open: they listen on the
+	 * separate management port, which the chart exposes only to the kubelet and
+	 * Prometheus (NetworkPolicy), and their only ways to change state are not exposed.
+	 */
+	@Bean
+	@Order(1)
+	SecurityFilterChain management(HttpSecurity http) throws Exception {
+		http.securityMatcher(EndpointRequest.toAnyEndpoint())
+			.csrf(csrf -> csrf.disable())
+			.sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
+			.authorizeHttpRequests(auth -> auth.anyRequest().permitAll());
+		return http.build();
+	}
 
-    @Bean
-    @Order(2)
-    SecurityFilterChain api(HttpSecurity http, JsonMapper json) throws Exception {
-        ProblemSecurityHandlers handlers = new ProblemSecurityHandlers(json);
-        http.csrf(csrf -> csrf.disable())
-                .sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
-                .requestCache(c -> c.disable())
-                .authorizeHttpRequests(auth -> auth
-                        .requestMatchers("/api/v1/admin/**").hasRole("admin")
-                        .requestMatchers(HttpMethod.GET, "/api/v1/coupons/*").permitAll()
-                        .requestMatchers("/api/v1/**").authenticated()
-                        .requestMatchers("/error").permitAll()
-                        .anyRequest().denyAll())
-                .oauth2ResourceServer(o -> o
-                        .jwt(jwt -> jwt.jwtAuthenticationConverter(CouponTokens.rolesConverter()))
-                        .authenticationEntryPoint(handlers)
-                        .accessDeniedHandler(handlers))
-                .exceptionHandling(e -> e.authenticationEntryPoint(handlers).accessDeniedHandler(handlers));
-        return http.build();
-    }
+	@Bean
+	@Order(2)
+	SecurityFilterChain api(HttpSecurity http, JsonMapper json) throws Exception {
+		ProblemSecurityHandlers handlers = new ProblemSecurityHandlers(json);
+		http.csrf(csrf -> csrf.disable())
+			.sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
+			.requestCache(c -> c.disable())
+			.authorizeHttpRequests(auth -> auth.requestMatchers("/api/v1/admin/**")
+				.hasRole("admin")
+				.requestMatchers(HttpMethod.GET, "/api/v1/coupons/*")
+				.permitAll()
+				.requestMatchers("/api/v1/**")
+				.authenticated()
+				.requestMatchers("/error")
+				.permitAll()
+				.anyRequest()
+				.denyAll())
+			.oauth2ResourceServer(o -> o.jwt(jwt -> jwt.jwtAuthenticationConverter(CouponTokens.rolesConverter()))
+				.authenticationEntryPoint(handlers)
+				.accessDeniedHandler(handlers))
+			.exceptionHandling(e -> e.authenticationEntryPoint(handlers).accessDeniedHandler(handlers));
+		return http.build();
+	}
 
-    @Bean
-    JwtDecoder jwtDecoder(JwtProperties properties) {
-        NimbusJwtDecoder decoder = CouponTokens.decoder(properties);
-        List<OAuth2TokenValidator<Jwt>> validators = new ArrayList<>();
-        validators.add(JwtValidators.createDefault());
-        validators.add(SecurityConfig::validSubject);
-        decoder.setJwtValidator(new DelegatingOAuth2TokenValidator<>(validators));
-        return decoder;
-    }
+	@Bean
+	JwtDecoder jwtDecoder(JwtProperties properties) {
+		NimbusJwtDecoder decoder = CouponTokens.decoder(properties);
+		List<OAuth2TokenValidator<Jwt>> validators = new ArrayList<>();
+		validators.add(JwtValidators.createDefault());
+		validators.add(SecurityConfig::validSubject);
+		decoder.setJwtValidator(new DelegatingOAuth2TokenValidator<>(validators));
+		return decoder;
+	}
 
-    /**
-     * The user id is the subject: 1–64 characters, like {@code issued_coupons.user_id}, and no
-     * control characters (Redis uses one to mark held slots, see {@code Reservation.HELD_PREFIX}).
-     */
-    private static OAuth2TokenValidatorResult validSubject(Jwt jwt) {
-        String sub = jwt.getSubject();
-        if (sub == null || sub.isBlank() || sub.length() > 64) {
-            return OAuth2TokenValidatorResult.failure(new OAuth2Error("invalid_token", "sub must be 1-64 characters", null));
-        }
-        if (sub.chars().anyMatch(Character::isISOControl)) {
-            return OAuth2TokenValidatorResult.failure(new OAuth2Error("invalid_token", "sub must not contain control characters", null));
-        }
-        return OAuth2TokenValidatorResult.success();
-    }
+	/**
+	 * The user id is the subject: 1–64 characters, like {@code issued_coupons.user_id},
+	 * and no control characters (Redis uses one to mark held slots, see
+	 * {@code Reservation.HELD_PREFIX}).
+	 */
+	private static OAuth2TokenValidatorResult validSubject(Jwt jwt) {
+		String sub = jwt.getSubject();
+		if (sub == null || sub.isBlank() || sub.length() > 64) {
+			return OAuth2TokenValidatorResult
+				.failure(new OAuth2Error("invalid_token", "sub must be 1-64 characters", null));
+		}
+		if (sub.chars().anyMatch(Character::isISOControl)) {
+			return OAuth2TokenValidatorResult
+				.failure(new OAuth2Error("invalid_token", "sub must not contain control characters", null));
+		}
+		return OAuth2TokenValidatorResult.success();
+	}
+
 }

@@ -6,7 +6,6 @@ import io.couponevent.api.coupon.InvalidCouponIdException;
 import io.couponevent.api.coupon.QuantityBelowIssuedException;
 import io.couponevent.api.issuance.IssuanceRefusedException;
 import io.couponevent.api.issuance.IssuanceUnavailableException;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,103 +22,114 @@ import org.springframework.web.context.request.WebRequest;
 import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExceptionHandler;
 
 /**
- * Every error as {@code application/problem+json} with a {@code code}: the one place where the
- * features' exceptions become HTTP answers. Spring MVC's own exceptions (malformed JSON, wrong
- * method, unsupported media type, unknown path…) keep their 4xx status; only a genuine server fault
- * becomes a 500.
+ * Every error as {@code application/problem+json} with a {@code code}: the one place
+ * where the features' exceptions become HTTP answers. Spring MVC's own exceptions
+ * (malformed JSON, wrong method, unsupported media type, unknown path…) keep their 4xx
+ * status; only a genuine server fault becomes a 500.
  */
 @RestControllerAdvice
 class ApiExceptionHandler extends ResponseEntityExceptionHandler {
 
-    private static final Logger log = LoggerFactory.getLogger(ApiExceptionHandler.class);
+	private static final Logger log = LoggerFactory.getLogger(ApiExceptionHandler.class);
 
-    private final String retryAfterSeconds;
+	private final String retryAfterSeconds;
 
-    ApiExceptionHandler(IssuanceProperties issuance) {
-        this.retryAfterSeconds = issuance.retryAfterHeader();
-    }
+	ApiExceptionHandler(IssuanceProperties issuance) {
+		this.retryAfterSeconds = issuance.retryAfterHeader();
+	}
 
-    @ExceptionHandler(InvalidCouponIdException.class)
-    ResponseEntity<ProblemDetail> invalidCouponId(InvalidCouponIdException e) {
-        return problem(HttpStatus.BAD_REQUEST, "INVALID_REQUEST", e.getMessage());
-    }
+	@ExceptionHandler(InvalidCouponIdException.class)
+	ResponseEntity<ProblemDetail> invalidCouponId(InvalidCouponIdException e) {
+		return problem(HttpStatus.BAD_REQUEST, "INVALID_REQUEST", e.getMessage());
+	}
 
-    @ExceptionHandler(CouponNotFoundException.class)
-    ResponseEntity<ProblemDetail> couponNotFound(CouponNotFoundException e) {
-        return problem(HttpStatus.NOT_FOUND, "COUPON_NOT_FOUND", e.getMessage());
-    }
+	@ExceptionHandler(CouponNotFoundException.class)
+	ResponseEntity<ProblemDetail> couponNotFound(CouponNotFoundException e) {
+		return problem(HttpStatus.NOT_FOUND, "COUPON_NOT_FOUND", e.getMessage());
+	}
 
-    @ExceptionHandler(IssuanceRefusedException.class)
-    ResponseEntity<ProblemDetail> refused(IssuanceRefusedException e) {
-        HttpStatus status = switch (e.refusal()) {
-            case NOT_OPEN_YET, CLOSED, PAUSED -> HttpStatus.FORBIDDEN;
-            case ALREADY_ISSUED -> HttpStatus.CONFLICT;
-            case SOLD_OUT -> HttpStatus.GONE;
-        };
-        return problem(status, e.refusal().name(), e.getMessage());
-    }
+	@ExceptionHandler(IssuanceRefusedException.class)
+	ResponseEntity<ProblemDetail> refused(IssuanceRefusedException e) {
+		HttpStatus status = switch (e.refusal()) {
+			case NOT_OPEN_YET, CLOSED, PAUSED -> HttpStatus.FORBIDDEN;
+			case ALREADY_ISSUED -> HttpStatus.CONFLICT;
+			case SOLD_OUT -> HttpStatus.GONE;
+		};
+		return problem(status, e.refusal().name(), e.getMessage());
+	}
 
-    @ExceptionHandler(IssuanceUnavailableException.class)
-    ResponseEntity<ProblemDetail> unavailable(IssuanceUnavailableException e) {
-        return problem(HttpStatus.SERVICE_UNAVAILABLE, "UNAVAILABLE", e.getMessage());
-    }
+	@ExceptionHandler(IssuanceUnavailableException.class)
+	ResponseEntity<ProblemDetail> unavailable(IssuanceUnavailableException e) {
+		return problem(HttpStatus.SERVICE_UNAVAILABLE, "UNAVAILABLE", e.getMessage());
+	}
 
-    @ExceptionHandler(QuantityBelowIssuedException.class)
-    ResponseEntity<ProblemDetail> quantity(QuantityBelowIssuedException e) {
-        return problem(HttpStatus.CONFLICT, "QUANTITY_BELOW_ISSUED", e.getMessage());
-    }
+	@ExceptionHandler(QuantityBelowIssuedException.class)
+	ResponseEntity<ProblemDetail> quantity(QuantityBelowIssuedException e) {
+		return problem(HttpStatus.CONFLICT, "QUANTITY_BELOW_ISSUED", e.getMessage());
+	}
 
-    @ExceptionHandler(DataAccessException.class)
-    ResponseEntity<ProblemDetail> dataAccess(DataAccessException e) {
-        log.warn("data store unavailable: {}", e.toString());
-        return problem(HttpStatus.SERVICE_UNAVAILABLE, "UNAVAILABLE", "a data store is unavailable, try again shortly");
-    }
+	@ExceptionHandler(DataAccessException.class)
+	ResponseEntity<ProblemDetail> dataAccess(DataAccessException e) {
+		log.warn("data store unavailable: {}", e.toString());
+		return problem(HttpStatus.SERVICE_UNAVAILABLE, "UNAVAILABLE", "a data store is unavailable, try again shortly");
+	}
 
-    @ExceptionHandler(Exception.class)
-    ResponseEntity<ProblemDetail> unexpected(Exception e) {
-        log.error("unexpected error", e);
-        return problem(HttpStatus.INTERNAL_SERVER_ERROR, "INTERNAL_ERROR", "unexpected error");
-    }
+	@ExceptionHandler(Exception.class)
+	ResponseEntity<ProblemDetail> unexpected(Exception e) {
+		log.error("unexpected error", e);
+		return problem(HttpStatus.INTERNAL_SERVER_ERROR, "INTERNAL_ERROR", "unexpected error");
+	}
 
-    /** Spring MVC's exceptions: same status, our body shape. */
-    @Override
-    protected ResponseEntity<Object> handleExceptionInternal(Exception ex, Object body, HttpHeaders headers,
-            HttpStatusCode status, WebRequest request) {
-        String detail = body instanceof ProblemDetail pd && pd.getDetail() != null ? pd.getDetail() : ex.getMessage();
-        if (status.value() == 400) {
-            // Jackson's messages can echo large parts of the body; keep the answer short and generic.
-            detail = "malformed request: " + shortReason(ex);
-        }
-        ProblemDetail problem = Problems.of(status, Problems.codeFor(status), detail);
-        HttpHeaders out = new HttpHeaders();
-        if (headers != null) headers.forEach(out::put);
-        out.setContentType(MediaType.APPLICATION_PROBLEM_JSON);
-        return new ResponseEntity<>(problem, out, status);
-    }
+	/** Spring MVC's exceptions: same status, our body shape. */
+	@Override
+	protected ResponseEntity<Object> handleExceptionInternal(Exception ex, Object body, HttpHeaders headers,
+			HttpStatusCode status, WebRequest request) {
+		String detail = body instanceof ProblemDetail pd && pd.getDetail() != null ? pd.getDetail() : ex.getMessage();
+		if (status.value() == 400) {
+			// Jackson's messages can echo large parts of the body; keep the answer short
+			// and generic.
+			detail = "malformed request: " + shortReason(ex);
+		}
+		ProblemDetail problem = Problems.of(status, Problems.codeFor(status), detail);
+		HttpHeaders out = new HttpHeaders();
+		if (headers != null) {
+			headers.forEach(out::put);
+		}
+		out.setContentType(MediaType.APPLICATION_PROBLEM_JSON);
+		return new ResponseEntity<>(problem, out, status);
+	}
 
-    private static String shortReason(Exception ex) {
-        String name = ex.getClass().getSimpleName();
-        return switch (name) {
-            case "HttpMessageNotReadableException" -> "the body is not a valid JSON object";
-            case "MethodArgumentNotValidException", "HandlerMethodValidationException" -> validationDetail(ex);
-            case "MissingServletRequestParameterException", "MissingPathVariableException" -> ex.getMessage();
-            default -> "invalid request";
-        };
-    }
+	private static String shortReason(Exception ex) {
+		String name = ex.getClass().getSimpleName();
+		return switch (name) {
+			case "HttpMessageNotReadableException" -> "the body is not a valid JSON object";
+			case "MethodArgumentNotValidException", "HandlerMethodValidationException" -> validationDetail(ex);
+			case "MissingServletRequestParameterException", "MissingPathVariableException" -> ex.getMessage();
+			default -> "invalid request";
+		};
+	}
 
-    private static String validationDetail(Exception ex) {
-        if (ex instanceof org.springframework.web.bind.MethodArgumentNotValidException m) {
-            return m.getBindingResult().getAllErrors().stream()
-                    .map(err -> (err instanceof org.springframework.validation.FieldError f ? f.getField() + " " : "")
-                            + err.getDefaultMessage())
-                    .sorted().reduce((a, b) -> a + "; " + b).orElse("invalid body");
-        }
-        return "invalid request";
-    }
+	private static String validationDetail(Exception ex) {
+		if (ex instanceof org.springframework.web.bind.MethodArgumentNotValidException m) {
+			return m.getBindingResult()
+				.getAllErrors()
+				.stream()
+				.map(err -> (err instanceof org.springframework.validation.FieldError f ? f.getField() + " " : "")
+						+ err.getDefaultMessage())
+				.sorted()
+				.reduce((a, b) -> a + "; " + b)
+				.orElse("invalid body");
+		}
+		return "invalid request";
+	}
 
-    private ResponseEntity<ProblemDetail> problem(HttpStatus status, String code, String detail) {
-        ResponseEntity.BodyBuilder builder = ResponseEntity.status(status).contentType(MediaType.APPLICATION_PROBLEM_JSON);
-        if (status == HttpStatus.SERVICE_UNAVAILABLE) builder.header(HttpHeaders.RETRY_AFTER, retryAfterSeconds);
-        return builder.body(Problems.of(status, code, detail));
-    }
+	private ResponseEntity<ProblemDetail> problem(HttpStatus status, String code, String detail) {
+		ResponseEntity.BodyBuilder builder = ResponseEntity.status(status)
+			.contentType(MediaType.APPLICATION_PROBLEM_JSON);
+		if (status == HttpStatus.SERVICE_UNAVAILABLE) {
+			builder.header(HttpHeaders.RETRY_AFTER, retryAfterSeconds);
+		}
+		return builder.body(Problems.of(status, code, detail));
+	}
+
 }

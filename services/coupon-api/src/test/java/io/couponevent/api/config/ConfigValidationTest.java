@@ -1,7 +1,5 @@
 package io.couponevent.api.config;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import io.couponevent.common.security.JwtProperties;
 import org.junit.jupiter.api.Test;
 
@@ -9,56 +7,69 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Configuration;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 /** Bad configuration stops the start with a message that names the key. */
 class ConfigValidationTest {
 
-    @Configuration
-    @EnableConfigurationProperties({JwtProperties.class, IssuanceProperties.class, CatalogProperties.class})
-    static class Props {
-    }
+	@Configuration
+	@EnableConfigurationProperties({ JwtProperties.class, IssuanceProperties.class, CatalogProperties.class })
+	static class Props {
 
-    private final ApplicationContextRunner runner = new ApplicationContextRunner().withUserConfiguration(Props.class);
+	}
 
-    @Test
-    void validConfigurationStarts() {
-        runner.withPropertyValues("coupon.security.jwt.secret=local-dev-secret-change-me-0123456789abcdef")
-                .run(ctx -> {
-                    assertThat(ctx).hasNotFailed();
-                    assertThat(ctx.getBean(IssuanceProperties.class).sendTimeout()).hasSeconds(2);
-                    assertThat(ctx.getBean(IssuanceProperties.class).maxInFlight()).isEqualTo(256);
-                });
-    }
+	private final ApplicationContextRunner runner = new ApplicationContextRunner().withUserConfiguration(Props.class);
 
-    @Test
-    void neitherSecretNorJwkSetUri() {
-        runner.run(ctx -> assertThat(ctx).getFailure().rootCause().hasMessageContaining("coupon.security.jwt.jwk-set-uri"));
-    }
+	@Test
+	void validConfigurationStarts() {
+		runner.withPropertyValues("coupon.security.jwt.secret=local-dev-secret-change-me-0123456789abcdef").run(ctx -> {
+			assertThat(ctx).hasNotFailed();
+			assertThat(ctx.getBean(IssuanceProperties.class).sendTimeout()).hasSeconds(2);
+			assertThat(ctx.getBean(IssuanceProperties.class).maxInFlight()).isEqualTo(256);
+		});
+	}
 
-    @Test
-    void shortSecret() {
-        runner.withPropertyValues("coupon.security.jwt.secret=too-short")
-                .run(ctx -> assertThat(ctx).getFailure().rootCause().hasMessageContaining("at least 32 bytes"));
-    }
+	@Test
+	void neitherSecretNorJwkSetUri() {
+		runner.run(ctx -> assertThat(ctx).getFailure()
+			.rootCause()
+			.hasMessageContaining("coupon.security.jwt.jwk-set-uri"));
+	}
 
-    @Test
-    void nonPositiveSendTimeout() {
-        runner.withPropertyValues("coupon.security.jwt.jwk-set-uri=http://127.0.0.1:1/jwks", "coupon.issuance.send-timeout=0s")
-                .run(ctx -> assertThat(ctx).getFailure().rootCause().hasMessageContaining("send-timeout must be positive"));
-    }
+	@Test
+	void shortSecret() {
+		runner.withPropertyValues("coupon.security.jwt.secret=too-short")
+			.run(ctx -> assertThat(ctx).getFailure().rootCause().hasMessageContaining("at least 32 bytes"));
+	}
 
-    @Test
-    void admissionBoundBelowOne() {
-        runner.withPropertyValues("coupon.security.jwt.jwk-set-uri=http://127.0.0.1:1/jwks", "coupon.issuance.max-in-flight=0")
-                .run(ctx -> assertThat(ctx).getFailure().rootCause().hasMessageContaining("max-in-flight must be at least 1"));
-    }
+	@Test
+	void nonPositiveSendTimeout() {
+		runner
+			.withPropertyValues("coupon.security.jwt.jwk-set-uri=http://127.0.0.1:1/jwks",
+					"coupon.issuance.send-timeout=0s")
+			.run(ctx -> assertThat(ctx).getFailure().rootCause().hasMessageContaining("send-timeout must be positive"));
+	}
 
-    @Test
-    void catalogCouponWithBackwardsWindow() {
-        runner.withPropertyValues("coupon.security.jwt.jwk-set-uri=http://127.0.0.1:1/jwks",
-                        "coupon.catalog.coupons[0].id=7", "coupon.catalog.coupons[0].name=x",
-                        "coupon.catalog.coupons[0].quantity=10",
-                        "coupon.catalog.coupons[0].opens-at=2026-11-21T10:00:00Z",
-                        "coupon.catalog.coupons[0].closes-at=2026-11-21T09:00:00Z")
-                .run(ctx -> assertThat(ctx).getFailure().rootCause().hasMessageContaining("closes-at must be after opens-at"));
-    }
+	@Test
+	void admissionBoundBelowOne() {
+		runner
+			.withPropertyValues("coupon.security.jwt.jwk-set-uri=http://127.0.0.1:1/jwks",
+					"coupon.issuance.max-in-flight=0")
+			.run(ctx -> assertThat(ctx).getFailure()
+				.rootCause()
+				.hasMessageContaining("max-in-flight must be at least 1"));
+	}
+
+	@Test
+	void catalogCouponWithBackwardsWindow() {
+		runner
+			.withPropertyValues("coupon.security.jwt.jwk-set-uri=http://127.0.0.1:1/jwks",
+					"coupon.catalog.coupons[0].id=7", "coupon.catalog.coupons[0].name=x",
+					"coupon.catalog.coupons[0].quantity=10", "coupon.catalog.coupons[0].opens-at=2026-11-21T10:00:00Z",
+					"coupon.catalog.coupons[0].closes-at=2026-11-21T09:00:00Z")
+			.run(ctx -> assertThat(ctx).getFailure()
+				.rootCause()
+				.hasMessageContaining("closes-at must be after opens-at"));
+	}
+
 }

@@ -1,7 +1,5 @@
 package io.couponevent.api.issuance;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
@@ -18,196 +16,203 @@ import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 /** Every decision of the Lua scripts, against the real Redis Cluster of the harness. */
 class LuaScriptsTest {
 
-    private static LettuceConnectionFactory factory;
-    private static StringRedisTemplate redis;
-    private static ReservationStore store;
+	private static LettuceConnectionFactory factory;
 
-    @BeforeAll
-    static void connect() {
-        factory = new LettuceConnectionFactory(new RedisClusterConfiguration(Harness.redisNodes()));
-        factory.afterPropertiesSet();
-        factory.start();
-        redis = new StringRedisTemplate(factory);
-        store = new ReservationStore(redis);
-    }
+	private static StringRedisTemplate redis;
 
-    @AfterAll
-    static void disconnect() {
-        factory.destroy();
-    }
+	private static ReservationStore store;
 
-    private static Coupon coupon(int quantity, Instant opensAt, Instant closesAt, boolean paused) {
-        return new Coupon(Harness.uniqueCouponId(), "test", quantity, opensAt, closesAt, paused, 1);
-    }
+	@BeforeAll
+	static void connect() {
+		factory = new LettuceConnectionFactory(new RedisClusterConfiguration(Harness.redisNodes()));
+		factory.afterPropertiesSet();
+		factory.start();
+		redis = new StringRedisTemplate(factory);
+		store = new ReservationStore(redis);
+	}
 
-    private static Coupon openCoupon(int quantity) {
-        Instant now = Instant.now();
-        Coupon c = coupon(quantity, now.minusSeconds(60), now.plusSeconds(600), false);
-        assertThat(store.upsertMeta(c, true)).isEqualTo(ReservationStore.MetaResult.CREATED);
-        return c;
-    }
+	@AfterAll
+	static void disconnect() {
+		factory.destroy();
+	}
 
-    @Test
-    void acceptsThenRefusesTheSameUser() {
-        Coupon c = openCoupon(3);
-        Decision first = store.reserve(c.id(), "alice");
-        assertThat(first.outcome()).isEqualTo(Outcome.ACCEPTED);
-        assertThat(first.slot()).isEqualTo(1);
-        assertThat(first.remaining()).isEqualTo(2);
-        assertThat(first.reservedAt()).isCloseTo(Instant.now(), within(5));
-        assertThat(store.reserve(c.id(), "alice").outcome()).isEqualTo(Outcome.DUPLICATE);
-        assertThat(store.issuedCount(c.id())).isEqualTo(1);
-        assertThat(store.find(c.id(), "alice")).get().extracting(Reservation::slot).isEqualTo(1);
-    }
+	private static Coupon coupon(int quantity, Instant opensAt, Instant closesAt, boolean paused) {
+		return new Coupon(Harness.uniqueCouponId(), "test", quantity, opensAt, closesAt, paused, 1);
+	}
 
-    @Test
-    void soldOutAfterQuantity() {
-        Coupon c = openCoupon(2);
-        assertThat(store.reserve(c.id(), "u1").slot()).isEqualTo(1);
-        assertThat(store.reserve(c.id(), "u2").slot()).isEqualTo(2);
-        assertThat(store.reserve(c.id(), "u3").outcome()).isEqualTo(Outcome.SOLD_OUT);
-        assertThat(store.issuedCount(c.id())).isEqualTo(2);
-    }
+	private static Coupon openCoupon(int quantity) {
+		Instant now = Instant.now();
+		Coupon c = coupon(quantity, now.minusSeconds(60), now.plusSeconds(600), false);
+		assertThat(store.upsertMeta(c, true)).isEqualTo(ReservationStore.MetaResult.CREATED);
+		return c;
+	}
 
-    @Test
-    void notOpenYetAndClosed() {
-        Instant now = Instant.now();
-        Coupon later = coupon(5, now.plusSeconds(3600), now.plusSeconds(7200), false);
-        store.upsertMeta(later, true);
-        assertThat(store.reserve(later.id(), "u").outcome()).isEqualTo(Outcome.NOT_OPEN);
-        Coupon over = coupon(5, now.minusSeconds(7200), now.minusSeconds(1), false);
-        store.upsertMeta(over, true);
-        assertThat(store.reserve(over.id(), "u").outcome()).isEqualTo(Outcome.CLOSED);
-        assertThat(store.issuedCount(later.id()) + store.issuedCount(over.id())).isZero();
-    }
+	@Test
+	void acceptsThenRefusesTheSameUser() {
+		Coupon c = openCoupon(3);
+		Decision first = store.reserve(c.id(), "alice");
+		assertThat(first.outcome()).isEqualTo(Outcome.ACCEPTED);
+		assertThat(first.slot()).isEqualTo(1);
+		assertThat(first.remaining()).isEqualTo(2);
+		assertThat(first.reservedAt()).isCloseTo(Instant.now(), within(5));
+		assertThat(store.reserve(c.id(), "alice").outcome()).isEqualTo(Outcome.DUPLICATE);
+		assertThat(store.issuedCount(c.id())).isEqualTo(1);
+		assertThat(store.find(c.id(), "alice")).get().extracting(Reservation::slot).isEqualTo(1);
+	}
 
-    @Test
-    void pausedThenResumed() {
-        Instant now = Instant.now();
-        Coupon c = coupon(5, now.minusSeconds(60), now.plusSeconds(600), true);
-        store.upsertMeta(c, true);
-        assertThat(store.reserve(c.id(), "u").outcome()).isEqualTo(Outcome.PAUSED);
-        Coupon resumed = new Coupon(c.id(), c.name(), c.quantity(), c.opensAt(), c.closesAt(), false, 2);
-        assertThat(store.upsertMeta(resumed, false)).isEqualTo(ReservationStore.MetaResult.UPDATED);
-        assertThat(store.reserve(c.id(), "u").outcome()).isEqualTo(Outcome.ACCEPTED);
-    }
+	@Test
+	void soldOutAfterQuantity() {
+		Coupon c = openCoupon(2);
+		assertThat(store.reserve(c.id(), "u1").slot()).isEqualTo(1);
+		assertThat(store.reserve(c.id(), "u2").slot()).isEqualTo(2);
+		assertThat(store.reserve(c.id(), "u3").outcome()).isEqualTo(Outcome.SOLD_OUT);
+		assertThat(store.issuedCount(c.id())).isEqualTo(2);
+	}
 
-    @Test
-    void missingStateIsNeverFreshStock() {
-        Coupon c = openCoupon(5);
-        store.reserve(c.id(), "before-loss");
-        redis.delete(new CouponKeys(c.id()).all());
-        assertThat(store.reserve(c.id(), "after-loss").outcome()).isEqualTo(Outcome.STATE_MISSING);
-        // A metadata write for an existing coupon must not recreate empty state either.
-        assertThat(store.upsertMeta(c, false)).isEqualTo(ReservationStore.MetaResult.STATE_MISSING);
-        assertThat(store.reserve(c.id(), "after-loss").outcome()).isEqualTo(Outcome.STATE_MISSING);
-        assertThat(store.stateExists(c.id())).isFalse();
-    }
+	@Test
+	void notOpenYetAndClosed() {
+		Instant now = Instant.now();
+		Coupon later = coupon(5, now.plusSeconds(3600), now.plusSeconds(7200), false);
+		store.upsertMeta(later, true);
+		assertThat(store.reserve(later.id(), "u").outcome()).isEqualTo(Outcome.NOT_OPEN);
+		Coupon over = coupon(5, now.minusSeconds(7200), now.minusSeconds(1), false);
+		store.upsertMeta(over, true);
+		assertThat(store.reserve(over.id(), "u").outcome()).isEqualTo(Outcome.CLOSED);
+		assertThat(store.issuedCount(later.id()) + store.issuedCount(over.id())).isZero();
+	}
 
-    @Test
-    void compensationReturnsStockAndSlot() {
-        Coupon c = openCoupon(2);
-        Decision a = store.reserve(c.id(), "a");
-        Decision b = store.reserve(c.id(), "b");
-        assertThat(store.reserve(c.id(), "c").outcome()).isEqualTo(Outcome.SOLD_OUT);
-        // A wrong slot releases nothing (it is not this user's reservation).
-        assertThat(store.release(c.id(), "a", b.slot(), true)).isFalse();
-        assertThat(store.release(c.id(), "a", a.slot(), true)).isTrue();
-        assertThat(store.release(c.id(), "a", a.slot(), true)).isFalse();
-        assertThat(store.issuedCount(c.id())).isEqualTo(1);
-        Decision again = store.reserve(c.id(), "c");
-        assertThat(again.outcome()).isEqualTo(Outcome.ACCEPTED);
-        assertThat(again.slot()).as("the released slot is reused first").isEqualTo(a.slot());
-        assertThat(store.reserve(c.id(), "d").outcome()).isEqualTo(Outcome.SOLD_OUT);
-    }
+	@Test
+	void pausedThenResumed() {
+		Instant now = Instant.now();
+		Coupon c = coupon(5, now.minusSeconds(60), now.plusSeconds(600), true);
+		store.upsertMeta(c, true);
+		assertThat(store.reserve(c.id(), "u").outcome()).isEqualTo(Outcome.PAUSED);
+		Coupon resumed = new Coupon(c.id(), c.name(), c.quantity(), c.opensAt(), c.closesAt(), false, 2);
+		assertThat(store.upsertMeta(resumed, false)).isEqualTo(ReservationStore.MetaResult.UPDATED);
+		assertThat(store.reserve(c.id(), "u").outcome()).isEqualTo(Outcome.ACCEPTED);
+	}
 
-    @Test
-    void restoreRebuildsFromMysqlRowsOnlyWhenMissing() {
-        Coupon c = openCoupon(5);
-        Instant t = Instant.now().truncatedTo(ChronoUnit.MILLIS);
-        List<IssuedRow> rows = List.of(new IssuedRow("x", 1, t, t), new IssuedRow("y", 3, t, t));
-        assertThat(store.restore(c, rows)).as("state exists: no-op").isFalse();
-        redis.delete(new CouponKeys(c.id()).all());
-        assertThat(store.restore(c, rows)).isTrue();
-        assertThat(store.issuedCount(c.id())).isEqualTo(2);
-        assertThat(store.reserve(c.id(), "x").outcome()).isEqualTo(Outcome.DUPLICATE);
-        assertThat(store.reserve(c.id(), "z").slot()).as("gap in the slots is reused").isEqualTo(2);
-        assertThat(store.reserve(c.id(), "w").slot()).isEqualTo(4);
-        assertThat(store.reserve(c.id(), "v").slot()).isEqualTo(5);
-        assertThat(store.reserve(c.id(), "u").outcome()).isEqualTo(Outcome.SOLD_OUT);
-    }
+	@Test
+	void missingStateIsNeverFreshStock() {
+		Coupon c = openCoupon(5);
+		store.reserve(c.id(), "before-loss");
+		redis.delete(new CouponKeys(c.id()).all());
+		assertThat(store.reserve(c.id(), "after-loss").outcome()).isEqualTo(Outcome.STATE_MISSING);
+		// A metadata write for an existing coupon must not recreate empty state either.
+		assertThat(store.upsertMeta(c, false)).isEqualTo(ReservationStore.MetaResult.STATE_MISSING);
+		assertThat(store.reserve(c.id(), "after-loss").outcome()).isEqualTo(Outcome.STATE_MISSING);
+		assertThat(store.stateExists(c.id())).isFalse();
+	}
 
-    @Test
-    void adoptTakesTheSlotOffTheFreeList() {
-        Coupon c = openCoupon(2);
-        Decision a = store.reserve(c.id(), "a");
-        store.release(c.id(), "a", a.slot(), true);
-        Instant t = Instant.now();
-        assertThat(store.adopt(c.id(), new IssuedRow("a", a.slot(), t, t))).isTrue();
-        assertThat(store.adopt(c.id(), new IssuedRow("a", a.slot(), t, t))).isFalse();
-        assertThat(store.reserve(c.id(), "b").slot()).isEqualTo(2);
-        assertThat(store.reserve(c.id(), "c").outcome()).isEqualTo(Outcome.SOLD_OUT);
-    }
+	@Test
+	void compensationReturnsStockAndSlot() {
+		Coupon c = openCoupon(2);
+		Decision a = store.reserve(c.id(), "a");
+		Decision b = store.reserve(c.id(), "b");
+		assertThat(store.reserve(c.id(), "c").outcome()).isEqualTo(Outcome.SOLD_OUT);
+		// A wrong slot releases nothing (it is not this user's reservation).
+		assertThat(store.release(c.id(), "a", b.slot(), true)).isFalse();
+		assertThat(store.release(c.id(), "a", a.slot(), true)).isTrue();
+		assertThat(store.release(c.id(), "a", a.slot(), true)).isFalse();
+		assertThat(store.issuedCount(c.id())).isEqualTo(1);
+		Decision again = store.reserve(c.id(), "c");
+		assertThat(again.outcome()).isEqualTo(Outcome.ACCEPTED);
+		assertThat(again.slot()).as("the released slot is reused first").isEqualTo(a.slot());
+		assertThat(store.reserve(c.id(), "d").outcome()).isEqualTo(Outcome.SOLD_OUT);
+	}
 
-    @Test
-    void heldSlotStaysOutOfCirculationUntilReleased() {
-        Coupon c = openCoupon(2);
-        Decision a = store.reserve(c.id(), "a");
-        store.reserve(c.id(), "b");
-        assertThat(store.hold(c.id(), "a", b(a))).as("wrong slot: not a's reservation").isFalse();
-        assertThat(store.hold(c.id(), "a", a.slot())).isTrue();
-        assertThat(store.find(c.id(), "a")).as("the user may retry").isEmpty();
-        assertThat(store.issuedCount(c.id())).as("the unit stays taken").isEqualTo(2);
-        Reservation placeholder = store.all(c.id()).stream().filter(Reservation::held).findFirst().orElseThrow();
-        assertThat(placeholder.slot()).isEqualTo(a.slot());
-        assertThat(placeholder.userId()).isEqualTo(Reservation.heldField(a.slot()));
-        assertThat(store.lostSlots(c.id())).isZero();
-        // Nothing free, but a held unit may come back: "try again", not "sold out".
-        assertThat(store.reserve(c.id(), "c").outcome()).isEqualTo(Outcome.STOCK_HELD);
-        assertThat(store.reserve(c.id(), "a").outcome()).isEqualTo(Outcome.STOCK_HELD);
-        // The send did not land: the reconciler puts the slot back, and it is handed out again.
-        assertThat(store.release(c.id(), placeholder.userId(), a.slot(), true)).isTrue();
-        Decision again = store.reserve(c.id(), "c");
-        assertThat(again.outcome()).isEqualTo(Outcome.ACCEPTED);
-        assertThat(again.slot()).isEqualTo(a.slot());
-        assertThat(store.reserve(c.id(), "d").outcome()).as("no held unit left").isEqualTo(Outcome.SOLD_OUT);
-    }
+	@Test
+	void restoreRebuildsFromMysqlRowsOnlyWhenMissing() {
+		Coupon c = openCoupon(5);
+		Instant t = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+		List<IssuedRow> rows = List.of(new IssuedRow("x", 1, t, t), new IssuedRow("y", 3, t, t));
+		assertThat(store.restore(c, rows)).as("state exists: no-op").isFalse();
+		redis.delete(new CouponKeys(c.id()).all());
+		assertThat(store.restore(c, rows)).isTrue();
+		assertThat(store.issuedCount(c.id())).isEqualTo(2);
+		assertThat(store.reserve(c.id(), "x").outcome()).isEqualTo(Outcome.DUPLICATE);
+		assertThat(store.reserve(c.id(), "z").slot()).as("gap in the slots is reused").isEqualTo(2);
+		assertThat(store.reserve(c.id(), "w").slot()).isEqualTo(4);
+		assertThat(store.reserve(c.id(), "v").slot()).isEqualTo(5);
+		assertThat(store.reserve(c.id(), "u").outcome()).isEqualTo(Outcome.SOLD_OUT);
+	}
 
-    @Test
-    void droppedSlotIsReportedLostUntilItsRowIsAdopted() {
-        Coupon c = openCoupon(3);
-        Decision a = store.reserve(c.id(), "a");
-        store.hold(c.id(), "a", a.slot());
-        // The send landed (MySQL uses the slot): the placeholder goes, the slot is not reused...
-        assertThat(store.release(c.id(), Reservation.heldField(a.slot()), a.slot(), false)).isTrue();
-        assertThat(store.lostSlots(c.id())).isEqualTo(1);
-        // ...and the landed row is adopted, which accounts for the slot again.
-        Instant t = Instant.now();
-        assertThat(store.adopt(c.id(), new IssuedRow("a", a.slot(), t, t))).isTrue();
-        assertThat(store.lostSlots(c.id())).isZero();
-        assertThat(store.reserve(c.id(), "b").slot()).isEqualTo(2);
-    }
+	@Test
+	void adoptTakesTheSlotOffTheFreeList() {
+		Coupon c = openCoupon(2);
+		Decision a = store.reserve(c.id(), "a");
+		store.release(c.id(), "a", a.slot(), true);
+		Instant t = Instant.now();
+		assertThat(store.adopt(c.id(), new IssuedRow("a", a.slot(), t, t))).isTrue();
+		assertThat(store.adopt(c.id(), new IssuedRow("a", a.slot(), t, t))).isFalse();
+		assertThat(store.reserve(c.id(), "b").slot()).isEqualTo(2);
+		assertThat(store.reserve(c.id(), "c").outcome()).isEqualTo(Outcome.SOLD_OUT);
+	}
 
-    private static int b(Decision a) {
-        return a.slot() + 1;
-    }
+	@Test
+	void heldSlotStaysOutOfCirculationUntilReleased() {
+		Coupon c = openCoupon(2);
+		Decision a = store.reserve(c.id(), "a");
+		store.reserve(c.id(), "b");
+		assertThat(store.hold(c.id(), "a", b(a))).as("wrong slot: not a's reservation").isFalse();
+		assertThat(store.hold(c.id(), "a", a.slot())).isTrue();
+		assertThat(store.find(c.id(), "a")).as("the user may retry").isEmpty();
+		assertThat(store.issuedCount(c.id())).as("the unit stays taken").isEqualTo(2);
+		Reservation placeholder = store.all(c.id()).stream().filter(Reservation::held).findFirst().orElseThrow();
+		assertThat(placeholder.slot()).isEqualTo(a.slot());
+		assertThat(placeholder.userId()).isEqualTo(Reservation.heldField(a.slot()));
+		assertThat(store.lostSlots(c.id())).isZero();
+		// Nothing free, but a held unit may come back: "try again", not "sold out".
+		assertThat(store.reserve(c.id(), "c").outcome()).isEqualTo(Outcome.STOCK_HELD);
+		assertThat(store.reserve(c.id(), "a").outcome()).isEqualTo(Outcome.STOCK_HELD);
+		// The send did not land: the reconciler puts the slot back, and it is handed out
+		// again.
+		assertThat(store.release(c.id(), placeholder.userId(), a.slot(), true)).isTrue();
+		Decision again = store.reserve(c.id(), "c");
+		assertThat(again.outcome()).isEqualTo(Outcome.ACCEPTED);
+		assertThat(again.slot()).isEqualTo(a.slot());
+		assertThat(store.reserve(c.id(), "d").outcome()).as("no held unit left").isEqualTo(Outcome.SOLD_OUT);
+	}
 
-    @Test
-    void quantityCannotDropBelowHandedOutSlots() {
-        Coupon c = openCoupon(3);
-        store.reserve(c.id(), "a");
-        store.reserve(c.id(), "b");
-        Coupon smaller = new Coupon(c.id(), c.name(), 1, c.opensAt(), c.closesAt(), false, 2);
-        assertThat(store.upsertMeta(smaller, false)).isEqualTo(ReservationStore.MetaResult.QUANTITY_BELOW_ISSUED);
-        Coupon larger = new Coupon(c.id(), c.name(), 4, c.opensAt(), c.closesAt(), false, 3);
-        assertThat(store.upsertMeta(larger, false)).isEqualTo(ReservationStore.MetaResult.UPDATED);
-        assertThat(store.reserve(c.id(), "c").remaining()).isEqualTo(1);
-    }
+	@Test
+	void droppedSlotIsReportedLostUntilItsRowIsAdopted() {
+		Coupon c = openCoupon(3);
+		Decision a = store.reserve(c.id(), "a");
+		store.hold(c.id(), "a", a.slot());
+		// The send landed (MySQL uses the slot): the placeholder goes, the slot is not
+		// reused...
+		assertThat(store.release(c.id(), Reservation.heldField(a.slot()), a.slot(), false)).isTrue();
+		assertThat(store.lostSlots(c.id())).isEqualTo(1);
+		// ...and the landed row is adopted, which accounts for the slot again.
+		Instant t = Instant.now();
+		assertThat(store.adopt(c.id(), new IssuedRow("a", a.slot(), t, t))).isTrue();
+		assertThat(store.lostSlots(c.id())).isZero();
+		assertThat(store.reserve(c.id(), "b").slot()).isEqualTo(2);
+	}
 
-    private static org.assertj.core.data.TemporalUnitOffset within(long seconds) {
-        return new org.assertj.core.data.TemporalUnitWithinOffset(seconds, ChronoUnit.SECONDS);
-    }
+	private static int b(Decision a) {
+		return a.slot() + 1;
+	}
+
+	@Test
+	void quantityCannotDropBelowHandedOutSlots() {
+		Coupon c = openCoupon(3);
+		store.reserve(c.id(), "a");
+		store.reserve(c.id(), "b");
+		Coupon smaller = new Coupon(c.id(), c.name(), 1, c.opensAt(), c.closesAt(), false, 2);
+		assertThat(store.upsertMeta(smaller, false)).isEqualTo(ReservationStore.MetaResult.QUANTITY_BELOW_ISSUED);
+		Coupon larger = new Coupon(c.id(), c.name(), 4, c.opensAt(), c.closesAt(), false, 3);
+		assertThat(store.upsertMeta(larger, false)).isEqualTo(ReservationStore.MetaResult.UPDATED);
+		assertThat(store.reserve(c.id(), "c").remaining()).isEqualTo(1);
+	}
+
+	private static org.assertj.core.data.TemporalUnitOffset within(long seconds) {
+		return new org.assertj.core.data.TemporalUnitWithinOffset(seconds, ChronoUnit.SECONDS);
+	}
+
 }

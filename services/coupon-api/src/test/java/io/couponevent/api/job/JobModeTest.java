@@ -1,8 +1,5 @@
 package io.couponevent.api.job;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import io.couponevent.api.CouponApiApplication;
 import org.junit.jupiter.api.Test;
 
@@ -12,10 +9,13 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.security.web.SecurityFilterChain;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 /**
- * The chart's hook jobs run the API image with {@code --coupon.job=...}, no web server and no token
- * key (their pods get no JWT variables). Nothing here touches the harness: no coupon is declared and
- * Flyway is off, so the job has nothing to write.
+ * The chart's hook jobs run the API image with {@code --coupon.job=...}, no web server
+ * and no token key (their pods get no JWT variables). Nothing here touches the harness:
+ * no coupon is declared and Flyway is off, so the job has nothing to write.
  */
 class JobModeTest {
 

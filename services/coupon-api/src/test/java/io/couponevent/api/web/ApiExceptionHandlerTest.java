@@ -1,8 +1,5 @@
 package io.couponevent.api.web;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowableOfType;
-
 import java.time.Duration;
 
 import io.couponevent.api.config.IssuanceProperties;
@@ -20,7 +17,13 @@ import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 
-/** The features' exceptions as the HTTP contract answers them (status, {@code code}, Retry-After). */
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+/**
+ * The features' exceptions as the HTTP contract answers them (status, {@code code},
+ * Retry-After).
+ */
 class ApiExceptionHandlerTest {
 
 	private final ApiExceptionHandler handler = new ApiExceptionHandler(

@@ -1,6 +1,7 @@
 package io.couponevent.common.kafka;
 
 import io.couponevent.common.IssuanceEvent;
+
 import org.springframework.kafka.support.serializer.JacksonJsonSerializer;
 
 /**
@@ -9,8 +10,9 @@ import org.springframework.kafka.support.serializer.JacksonJsonSerializer;
  */
 public class IssuanceEventSerializer extends JacksonJsonSerializer<IssuanceEvent> {
 
-    public IssuanceEventSerializer() {
-        super(IssuanceEventJson.mapper());
-        setAddTypeInfo(false);
-    }
+	public IssuanceEventSerializer() {
+		super(IssuanceEventJson.mapper());
+		setAddTypeInfo(false);
+	}
+
 }

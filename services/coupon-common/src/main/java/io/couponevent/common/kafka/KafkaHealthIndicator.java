@@ -16,14 +16,15 @@ import org.springframework.kafka.core.KafkaAdmin;
 import org.springframework.kafka.listener.MessageListenerContainer;
 
 /**
- * Readiness of a service that needs Kafka (Boot has no Kafka health indicator): UP when the cluster
- * answers with at least one broker and every listener container that should run does run. Without
- * brokers coupon-api would compensate every issuance into a 503; a stopped listener leaves
- * coupon-consumer's partitions unread. Register it as the bean {@code kafka}, the name the readiness
- * groups include.
+ * Readiness of a service that needs Kafka (Boot has no Kafka health indicator): UP when
+ * the cluster answers with at least one broker and every listener container that should
+ * run does run. Without brokers coupon-api would compensate every issuance into a 503; a
+ * stopped listener leaves coupon-consumer's partitions unread. Register it as the bean
+ * {@code kafka}, the name the readiness groups include.
  *
- * <p>A service without listeners (coupon-api) is judged by its brokers alone. The admin client is
- * created on the first check, not while the context starts.
+ * <p>
+ * A service without listeners (coupon-api) is judged by its brokers alone. The admin
+ * client is created on the first check, not while the context starts.
  */
 public class KafkaHealthIndicator extends AbstractHealthIndicator implements DisposableBean {
 

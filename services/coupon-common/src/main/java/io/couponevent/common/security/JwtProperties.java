@@ -9,12 +9,14 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * {@code coupon.security.jwt.*}: how both services verify tokens. Exactly one of an HS256
  * {@code secret} (at least 32 bytes) or a {@code jwk-set-uri}.
  *
- * <p>Exactly one, not "at least one": with both set, a service would silently verify against the
- * secret and ignore the identity provider's keys. Enable with
+ * <p>
+ * Exactly one, not "at least one": with both set, a service would silently verify against
+ * the secret and ignore the identity provider's keys. Enable with
  * {@code @EnableConfigurationProperties(JwtProperties.class)} where requests are served.
  *
- * @param secret    HS256 key ({@code COUPON_SECURITY_JWT_SECRET}); blank counts as unset
- * @param jwkSetUri JWK set of an identity provider ({@code COUPON_SECURITY_JWT_JWK_SET_URI})
+ * @param secret HS256 key ({@code COUPON_SECURITY_JWT_SECRET}); blank counts as unset
+ * @param jwkSetUri JWK set of an identity provider
+ * ({@code COUPON_SECURITY_JWT_JWK_SET_URI})
  */
 @ConfigurationProperties("coupon.security.jwt")
 public record JwtProperties(String secret, URI jwkSetUri) {

@@ -1,8 +1,5 @@
 package io.couponevent.common.security;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
-
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -18,6 +15,9 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.security.core.GrantedAuthority;
 import org.springframework.security.oauth2.jwt.Jwt;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 class JwtPropertiesTest {
 
@@ -50,7 +50,8 @@ class JwtPropertiesTest {
 
 		Jwt jwt = CouponTokens.decoder(new JwtProperties(SECRET, null)).decode(token.serialize());
 		assertThat(jwt.getSubject()).isEqualTo("ops");
-		assertThat(CouponTokens.rolesConverter().convert(jwt).getAuthorities()).extracting(GrantedAuthority::getAuthority)
+		assertThat(CouponTokens.rolesConverter().convert(jwt).getAuthorities())
+			.extracting(GrantedAuthority::getAuthority)
 			.contains("ROLE_admin");
 	}
 

@@ -1,12 +1,14 @@
 package io.couponevent.consumer.config;
 
+import java.util.Map;
+
 import io.couponevent.common.kafka.CouponKafkaProperties;
 import io.couponevent.common.kafka.KafkaHealthIndicator;
 import io.couponevent.consumer.deadletter.DeadLetterRecoverer;
 import io.couponevent.consumer.listener.RetryLaterException;
 import io.couponevent.consumer.metrics.ConsumerMetrics;
-import java.util.Map;
 import org.apache.kafka.common.config.TopicConfig;
+
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -28,66 +30,78 @@ import org.springframework.util.backoff.ExponentialBackOff;
 @Configuration(proxyBeanMethods = false)
 public class KafkaConfig {
 
-    /** Readiness: the cluster answers and the listener runs (bean name {@code kafka}, see the health groups). */
-    @Bean
-    KafkaHealthIndicator kafka(KafkaAdmin kafkaAdmin, KafkaListenerEndpointRegistry listeners) {
-        return new KafkaHealthIndicator(kafkaAdmin, listeners);
-    }
+	/**
+	 * Readiness: the cluster answers and the listener runs (bean name {@code kafka}, see
+	 * the health groups).
+	 */
+	@Bean
+	KafkaHealthIndicator kafka(KafkaAdmin kafkaAdmin, KafkaListenerEndpointRegistry listeners) {
+		return new KafkaHealthIndicator(kafkaAdmin, listeners);
+	}
 
-    @Bean
-    DeadLetterRecoverer deadLetterRecoverer(KafkaTemplate<?, ?> template, CouponKafkaProperties topics,
-            ConsumerMetrics metrics) {
-        return new DeadLetterRecoverer(template, topics, metrics);
-    }
+	@Bean
+	DeadLetterRecoverer deadLetterRecoverer(KafkaTemplate<?, ?> template, CouponKafkaProperties topics,
+			ConsumerMetrics metrics) {
+		return new DeadLetterRecoverer(template, topics, metrics);
+	}
 
-    /**
-     * Picked up by Boot's listener container factory. Only passing failures are retried (database
-     * or broker unreachable, lock wait, deadlock), whole batch, with exponential back-off; anything
-     * else is a bug or bad data that retrying cannot fix, so its records are dead-lettered at once
-     * as {@code other} and the partition moves on.
-     */
-    @Bean
-    DefaultErrorHandler batchErrorHandler(DeadLetterRecoverer recoverer, ConsumerProperties props) {
-        ConsumerProperties.Retry retry = props.retry();
-        ExponentialBackOff backOff = new ExponentialBackOff(retry.initialInterval().toMillis(), retry.multiplier());
-        backOff.setMaxInterval(retry.maxInterval().toMillis());
-        if (!retry.maxElapsed().isZero()) {
-            backOff.setMaxElapsedTime(retry.maxElapsed().toMillis());
-        }
-        DefaultErrorHandler handler = new DefaultErrorHandler(recoverer, backOff);
-        handler.defaultFalse();
-        handler.addRetryableExceptions(
-                TransientDataAccessException.class,
-                RecoverableDataAccessException.class,
-                DataAccessResourceFailureException.class,
-                CannotCreateTransactionException.class,
-                TransactionSystemException.class,
-                org.springframework.kafka.KafkaException.class,
-                org.apache.kafka.common.KafkaException.class,
-                RetryLaterException.class);
-        return handler;
-    }
+	/**
+	 * Picked up by Boot's listener container factory. Only passing failures are retried
+	 * (database or broker unreachable, lock wait, deadlock), whole batch, with
+	 * exponential back-off; anything else is a bug or bad data that retrying cannot fix,
+	 * so its records are dead-lettered at once as {@code other} and the partition moves
+	 * on.
+	 */
+	@Bean
+	DefaultErrorHandler batchErrorHandler(DeadLetterRecoverer recoverer, ConsumerProperties props) {
+		ConsumerProperties.Retry retry = props.retry();
+		ExponentialBackOff backOff = new ExponentialBackOff(retry.initialInterval().toMillis(), retry.multiplier());
+		backOff.setMaxInterval(retry.maxInterval().toMillis());
+		if (!retry.maxElapsed().isZero()) {
+			backOff.setMaxElapsedTime(retry.maxElapsed().toMillis());
+		}
+		DefaultErrorHandler handler = new DefaultErrorHandler(recoverer, backOff);
+		handler.defaultFalse();
+		handler.addRetryableExceptions(TransientDataAccessException.class, RecoverableDataAccessException.class,
+				DataAccessResourceFailureException.class, CannotCreateTransactionException.class,
+				TransactionSystemException.class, org.springframework.kafka.KafkaException.class,
+				org.apache.kafka.common.KafkaException.class, RetryLaterException.class);
+		return handler;
+	}
 
-    /** Concurrency and the graceful-stop wait, from the validated {@code coupon.consumer.*}. */
-    @Bean
-    ContainerCustomizer<Object, Object, ConcurrentMessageListenerContainer<Object, Object>> listenerContainerCustomizer(
-            ConsumerProperties props) {
-        return container -> {
-            container.setConcurrency(props.concurrency());
-            container.getContainerProperties().setShutdownTimeout(props.shutdownTimeout().toMillis());
-        };
-    }
+	/**
+	 * Concurrency and the graceful-stop wait, from the validated
+	 * {@code coupon.consumer.*}.
+	 */
+	@Bean
+	ContainerCustomizer<Object, Object, ConcurrentMessageListenerContainer<Object, Object>> listenerContainerCustomizer(
+			ConsumerProperties props) {
+		return container -> {
+			container.setConcurrency(props.concurrency());
+			container.getContainerProperties().setShutdownTimeout(props.shutdownTimeout().toMillis());
+		};
+	}
 
-    /** Declared only where the app owns its topics (local harness); Strimzi owns them in the chart. */
-    @Bean
-    @ConditionalOnBooleanProperty(name = "coupon.kafka.create-topics", matchIfMissing = true)
-    KafkaAdmin.NewTopics couponTopics(CouponKafkaProperties topics) {
-        Map<String, String> config = Map.of(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG,
-                Integer.toString(topics.minInsyncReplicas()));
-        return new KafkaAdmin.NewTopics(
-                TopicBuilder.name(topics.topic()).partitions(topics.partitions()).replicas(topics.replicas())
-                        .configs(config).build(),
-                TopicBuilder.name(topics.deadLetterTopic()).partitions(topics.partitions())
-                        .replicas(topics.replicas()).configs(config).build());
-    }
+	/**
+	 * Declared only where the app owns its topics (local harness); Strimzi owns them in
+	 * the chart.
+	 */
+	@Bean
+	@ConditionalOnBooleanProperty(name = "coupon.kafka.create-topics", matchIfMissing = true)
+	KafkaAdmin.NewTopics couponTopics(CouponKafkaProperties topics) {
+		Map<String, String> config = Map.of(TopicConfig.MIN_IN_SYNC_REPLICAS_CONFIG,
+				Integer.toString(topics.minInsyncReplicas()));
+		return new KafkaAdmin.NewTopics(
+				TopicBuilder.name(topics.topic())
+					.partitions(topics.partitions())
+					.replicas(topics.replicas())
+					.configs(config)
+					.build(),
+				TopicBuilder.name(topics.deadLetterTopic())
+					.partitions(topics.partitions())
+					.replicas(topics.replicas())
+					.configs(config)
+					.build());
+	}
+
 }

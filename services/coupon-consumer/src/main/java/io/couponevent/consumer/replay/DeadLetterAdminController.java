@@ -9,14 +9,15 @@ import org.springframework.web.bind.annotation.RestController;
 @RequestMapping("/api/v1/admin/dead-letters")
 public class DeadLetterAdminController {
 
-    private final DeadLetterReplayer replayer;
+	private final DeadLetterReplayer replayer;
 
-    public DeadLetterAdminController(DeadLetterReplayer replayer) {
-        this.replayer = replayer;
-    }
+	public DeadLetterAdminController(DeadLetterReplayer replayer) {
+		this.replayer = replayer;
+	}
 
-    @PostMapping("/replay")
-    public ReplayResult replay() {
-        return replayer.replay();
-    }
+	@PostMapping("/replay")
+	public ReplayResult replay() {
+		return replayer.replay();
+	}
+
 }

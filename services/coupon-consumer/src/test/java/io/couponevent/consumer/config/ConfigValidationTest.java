@@ -1,64 +1,68 @@
 package io.couponevent.consumer.config;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import io.couponevent.common.security.JwtProperties;
 import org.junit.jupiter.api.Test;
+
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Configuration;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 /** Bad configuration stops the start with a message naming the key. */
 class ConfigValidationTest {
 
-    @Configuration
-    @EnableConfigurationProperties({ConsumerProperties.class, JwtProperties.class})
-    static class Props {
-    }
+	@Configuration
+	@EnableConfigurationProperties({ ConsumerProperties.class, JwtProperties.class })
+	static class Props {
 
-    private static final String SECRET = "coupon.security.jwt.secret=local-dev-secret-change-me-0123456789abcdef";
+	}
 
-    private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withUserConfiguration(Props.class);
+	private static final String SECRET = "coupon.security.jwt.secret=local-dev-secret-change-me-0123456789abcdef";
 
-    @Test
-    void defaultsAreValid() {
-        runner.withPropertyValues(SECRET).run(context -> {
-            assertThat(context).hasNotFailed();
-            ConsumerProperties props = context.getBean(ConsumerProperties.class);
-            assertThat(props.concurrency()).isEqualTo(3);
-            assertThat(props.maxInsertsPerSecond()).isZero();
-            assertThat(props.retry().maxElapsed()).isZero();
-            assertThat(props.replay().groupId()).isEqualTo("coupon-consumer-dlt-replay");
-        });
-    }
+	private final ApplicationContextRunner runner = new ApplicationContextRunner().withUserConfiguration(Props.class);
 
-    @Test
-    void zeroConcurrencyFails() {
-        runner.withPropertyValues(SECRET, "coupon.consumer.concurrency=0").run(context ->
-                assertThat(context).getFailure().rootCause()
-                        .hasMessageContaining("coupon.consumer")
-                        .hasMessageContaining("concurrency"));
-    }
+	@Test
+	void defaultsAreValid() {
+		runner.withPropertyValues(SECRET).run(context -> {
+			assertThat(context).hasNotFailed();
+			ConsumerProperties props = context.getBean(ConsumerProperties.class);
+			assertThat(props.concurrency()).isEqualTo(3);
+			assertThat(props.maxInsertsPerSecond()).isZero();
+			assertThat(props.retry().maxElapsed()).isZero();
+			assertThat(props.replay().groupId()).isEqualTo("coupon-consumer-dlt-replay");
+		});
+	}
 
-    @Test
-    void negativeRateCapFails() {
-        runner.withPropertyValues(SECRET, "coupon.consumer.max-inserts-per-second=-5").run(context ->
-                assertThat(context).getFailure().rootCause().hasMessageContaining("maxInsertsPerSecond"));
-    }
+	@Test
+	void zeroConcurrencyFails() {
+		runner.withPropertyValues(SECRET, "coupon.consumer.concurrency=0")
+			.run(context -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("coupon.consumer")
+				.hasMessageContaining("concurrency"));
+	}
 
-    @Test
-    void unreadableDurationFails() {
-        runner.withPropertyValues(SECRET, "coupon.consumer.shutdown-timeout=soon").run(context ->
-                assertThat(context).getFailure().hasStackTraceContaining("coupon.consumer.shutdown-timeout"));
-    }
+	@Test
+	void negativeRateCapFails() {
+		runner.withPropertyValues(SECRET, "coupon.consumer.max-inserts-per-second=-5")
+			.run(context -> assertThat(context).getFailure().rootCause().hasMessageContaining("maxInsertsPerSecond"));
+	}
 
-    @Test
-    void missingOrShortJwtSecretFails() {
-        runner.run(context -> assertThat(context).getFailure().hasStackTraceContaining("Set exactly one of"));
-        runner.withPropertyValues("coupon.security.jwt.secret=short").run(context ->
-                assertThat(context).getFailure().hasStackTraceContaining("at least 32 bytes"));
-        runner.withPropertyValues(SECRET, "coupon.security.jwt.jwk-set-uri=http://127.0.0.1:1/jwks").run(context ->
-                assertThat(context).getFailure().hasStackTraceContaining("Set exactly one of"));
-    }
+	@Test
+	void unreadableDurationFails() {
+		runner.withPropertyValues(SECRET, "coupon.consumer.shutdown-timeout=soon")
+			.run(context -> assertThat(context).getFailure()
+				.hasStackTraceContaining("coupon.consumer.shutdown-timeout"));
+	}
+
+	@Test
+	void missingOrShortJwtSecretFails() {
+		runner.run(context -> assertThat(context).getFailure().hasStackTraceContaining("Set exactly one of"));
+		runner.withPropertyValues("coupon.security.jwt.secret=short")
+			.run(context -> assertThat(context).getFailure().hasStackTraceContaining("at least 32 bytes"));
+		runner.withPropertyValues(SECRET, "coupon.security.jwt.jwk-set-uri=http://127.0.0.1:1/jwks")
+			.run(context -> assertThat(context).getFailure().hasStackTraceContaining("Set exactly one of"));
+	}
+
 }
