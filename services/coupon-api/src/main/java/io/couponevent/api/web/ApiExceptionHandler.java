@@ -38,34 +38,24 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
 		this.retryAfterSeconds = issuance.retryAfterHeader();
 	}
 
-	@ExceptionHandler(InvalidCouponIdException.class)
-	ResponseEntity<ProblemDetail> invalidCouponId(InvalidCouponIdException e) {
-		return problem(HttpStatus.BAD_REQUEST, "INVALID_REQUEST", e.getMessage());
-	}
-
-	@ExceptionHandler(CouponNotFoundException.class)
-	ResponseEntity<ProblemDetail> couponNotFound(CouponNotFoundException e) {
-		return problem(HttpStatus.NOT_FOUND, "COUPON_NOT_FOUND", e.getMessage());
-	}
-
-	@ExceptionHandler(IssuanceRefusedException.class)
-	ResponseEntity<ProblemDetail> refused(IssuanceRefusedException e) {
-		HttpStatus status = switch (e.refusal()) {
-			case NOT_OPEN_YET, CLOSED, PAUSED -> HttpStatus.FORBIDDEN;
-			case ALREADY_ISSUED -> HttpStatus.CONFLICT;
-			case SOLD_OUT -> HttpStatus.GONE;
+	/** The features' exceptions: the one table of their status and {@code code}. */
+	@ExceptionHandler({ InvalidCouponIdException.class, CouponNotFoundException.class,
+			QuantityBelowIssuedException.class, IssuanceRefusedException.class, IssuanceUnavailableException.class })
+	ResponseEntity<ProblemDetail> domain(RuntimeException e) {
+		return switch (e) {
+			case InvalidCouponIdException invalid -> problem(HttpStatus.BAD_REQUEST, "INVALID_REQUEST", e.getMessage());
+			case CouponNotFoundException notFound -> problem(HttpStatus.NOT_FOUND, "COUPON_NOT_FOUND", e.getMessage());
+			case QuantityBelowIssuedException below ->
+				problem(HttpStatus.CONFLICT, "QUANTITY_BELOW_ISSUED", e.getMessage());
+			case IssuanceRefusedException refused -> problem(switch (refused.refusal()) {
+				case NOT_OPEN_YET, CLOSED, PAUSED -> HttpStatus.FORBIDDEN;
+				case ALREADY_ISSUED -> HttpStatus.CONFLICT;
+				case SOLD_OUT -> HttpStatus.GONE;
+			}, refused.refusal().name(), e.getMessage());
+			case IssuanceUnavailableException unavailable ->
+				problem(HttpStatus.SERVICE_UNAVAILABLE, "UNAVAILABLE", e.getMessage());
+			default -> unexpected(e);
 		};
-		return problem(status, e.refusal().name(), e.getMessage());
-	}
-
-	@ExceptionHandler(IssuanceUnavailableException.class)
-	ResponseEntity<ProblemDetail> unavailable(IssuanceUnavailableException e) {
-		return problem(HttpStatus.SERVICE_UNAVAILABLE, "UNAVAILABLE", e.getMessage());
-	}
-
-	@ExceptionHandler(QuantityBelowIssuedException.class)
-	ResponseEntity<ProblemDetail> quantity(QuantityBelowIssuedException e) {
-		return problem(HttpStatus.CONFLICT, "QUANTITY_BELOW_ISSUED", e.getMessage());
 	}
 
 	@ExceptionHandler(DataAccessException.class)

@@ -33,9 +33,9 @@ class ApiExceptionHandlerTest {
 	void couponIdAndCouponErrors() {
 		InvalidCouponIdException invalid = catchThrowableOfType(InvalidCouponIdException.class,
 				() -> CouponId.parse("abc"));
-		expect(this.handler.invalidCouponId(invalid), 400, "INVALID_REQUEST");
-		expect(this.handler.couponNotFound(new CouponNotFoundException(7)), 404, "COUPON_NOT_FOUND");
-		expect(this.handler.quantity(new QuantityBelowIssuedException(3)), 409, "QUANTITY_BELOW_ISSUED");
+		expect(this.handler.domain(invalid), 400, "INVALID_REQUEST");
+		expect(this.handler.domain(new CouponNotFoundException(7)), 404, "COUPON_NOT_FOUND");
+		expect(this.handler.domain(new QuantityBelowIssuedException(3)), 409, "QUANTITY_BELOW_ISSUED");
 	}
 
 	@Test
@@ -49,14 +49,14 @@ class ApiExceptionHandlerTest {
 
 	@Test
 	void unavailableSuggestsWhenToRetry() {
-		ResponseEntity<ProblemDetail> answer = this.handler.unavailable(new IssuanceUnavailableException("later"));
+		ResponseEntity<ProblemDetail> answer = this.handler.domain(new IssuanceUnavailableException("later"));
 		expect(answer, 503, "UNAVAILABLE");
 		assertThat(answer.getHeaders().getFirst(HttpHeaders.RETRY_AFTER)).isEqualTo("3");
 		assertThat(answer.getBody().getDetail()).isEqualTo("later");
 	}
 
 	private ResponseEntity<ProblemDetail> refused(Refusal refusal) {
-		return this.handler.refused(new IssuanceRefusedException(refusal));
+		return this.handler.domain(new IssuanceRefusedException(refusal));
 	}
 
 	private static void expect(ResponseEntity<ProblemDetail> answer, int status, String code) {
