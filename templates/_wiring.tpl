@@ -19,17 +19,24 @@
 {{- end -}}
 
 {{/* Listener threads at full scale: one partition each, so no thread idles and every added pod
-     gets work. Topic partitions may exceed this, never fall short. */}}
+     gets work. Topic partitions may exceed this, never fall short. 0 without the consumer in the
+     release: Helm hands a disabled subchart's defaults to nobody, so its values are not there. */}}
 {{- define "coupon-event.requiredPartitions" -}}
 {{- $c := .Values.couponConsumer -}}
+{{- if $c.enabled -}}
 {{- $max := ternary ($c.autoscaling.maxReplicas | int) ($c.replicaCount | int) $c.autoscaling.enabled -}}
 {{- mul $max ($c.concurrency | int) -}}
+{{- else -}}
+0
+{{- end -}}
 {{- end -}}
 
 {{- define "coupon-event.partitions" -}}
 {{- $required := include "coupon-event.requiredPartitions" . | int -}}
 {{- $set := .Values.kafka.topic.partitions | int -}}
-{{- if eq $set 0 -}}
+{{- if and (eq $set 0) (eq $required 0) -}}
+{{- fail "couponConsumer.enabled=false: set kafka.topic.partitions (it is derived from the consumer's scaling, which is not in the release)" -}}
+{{- else if eq $set 0 -}}
 {{- $required -}}
 {{- else if lt $set $required -}}
 {{- fail (printf "kafka.topic.partitions=%d is below couponConsumer max replicas x concurrency = %d: listener threads would idle and KEDA would scale past the partitions. Raise the partitions or lower couponConsumer.autoscaling.maxReplicas / couponConsumer.concurrency." $set $required) -}}

@@ -31,6 +31,23 @@ for scenario in "$@"; do
   echo "ok   lint+template $name ($(grep -c '^kind:' "$OUT/$name.yaml") objects)"
 done
 
+# Switches that drop a part of the release, given as --set flags (name, flags...).
+switch_scenario() {
+  local name=$1; shift
+  n=$((n + 1))
+  local out
+  if ! out=$(helm lint --strict "$CHART" "${base[@]}" "$@" 2>&1); then
+    echo "FAIL lint $name"; echo "$out" | sed 's/^/    /'; fail=$((fail + 1)); return
+  fi
+  if ! helm template "ev-$name" "$CHART" --namespace "ev-$name" "${base[@]}" "$@" > "$OUT/$name.yaml" 2> "$OUT/$name.err"; then
+    echo "FAIL template $name"; sed 's/^/    /' "$OUT/$name.err"; fail=$((fail + 1)); return
+  fi
+  echo "ok   lint+template $name ($(grep -c '^kind:' "$OUT/$name.yaml") objects)"
+}
+# Consumers outside the release (persistence run elsewhere): no consumer values reach the umbrella.
+switch_scenario no-consumer --set couponConsumer.enabled=false --set kafka.topic.partitions=12 \
+  --set loadtest.enabled=true
+
 # Checks that print one "ok   ..." or "FAIL ..." line each.
 counted() {
   local out
@@ -124,6 +141,8 @@ must_fail "a coupon closing before it opens" "closesAt must be after opensAt" \
 must_fail "a load test script that is not shipped" "not one of loadtests" \
   --set loadtest.enabled=true --set loadtest.script=nope.js
 must_fail "min.insync.replicas equal to the replication factor" "minInsyncReplicas" --set kafka.topic.minInsyncReplicas=3
+must_fail "no consumer and no partition count" "set kafka.topic.partitions" --set couponConsumer.enabled=false
+must_fail "an event without the API chart" "hooks run the coupon-api image" --set couponApi.enabled=false
 
 echo "chart-lint: $((n - fail))/$n checks passed"
 [ "$fail" -eq 0 ]
