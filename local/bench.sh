@@ -71,8 +71,8 @@ local/verify.sh register --coupon $((BASE + 2)) --quantity 5000
 COUPON_ID=$((BASE + 2)) VUS=200 USERS=3000 RAMP=1s POLL_INTERVAL=0 RETRY_FRACTION=0 USER_PREFIX=warm- \
   loadtests/run.sh spike.js --quiet >/dev/null || true
 
-# First, while the stack is fresh: after the 10,000-connection phases it ran at 613/s, before them
-# at 650-760/s (session 9; the host's own variance is of the same order, docs/performance.md).
+# First, while the stack is fresh: after the 10,000-connection phases the same rate ran slower,
+# though by no more than the host's own variance (docs/performance.md).
 sustained_rc=0
 if [ "${SUSTAIN_RATE:-800}" != 0 ]; then
   rate=${SUSTAIN_RATE:-800} seconds=${SUSTAIN_SECONDS:-30}

@@ -14,8 +14,8 @@ LOG_TAG=services
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
 # C1 only: on a 2-core box shared with three brokers, C2's compiler threads took the CPU that
-# start-up and requests needed (an API start went from 400-490 s to 148 s, session 8), and C2 did not
-# raise a 10,000-VU spike's throughput either (session 9). A metaspace threshold above what the
+# start-up and requests needed, and did not raise a spike's throughput either
+# (docs/decisions/0010-c1-and-fixed-heaps-in-the-harness.md). A metaspace threshold above what the
 # services load: metaspace-triggered full collections took 18 s there. Every page of the heap is
 # touched at start (AlwaysPreTouch): on this kind of VM the first touch of a page costs ~7.6 µs
 # (2.5 s per GiB), which otherwise landed inside the first young collections of a spike (avg 1.7 s).
@@ -23,7 +23,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 # heap and collector below.
 JAVA_OPTS=${JAVA_OPTS:--XX:MetaspaceSize=256m -XX:TieredStopAtLevel=1 -XX:+AlwaysPreTouch -XX:+ExitOnOutOfMemoryError}
 # The API holds one connection and, while it waits for a turn, one parked virtual thread per client:
-# a 10,000-VU spike ran a 1 GiB heap out of memory (session 9). The parallel collector's two threads
+# a 10,000-VU spike ran a 1 GiB heap out of memory (docs/decisions/0011). The parallel collector's two threads
 # halve the pauses of the serial one, which the consumer keeps (it holds no client connections).
 API_JAVA_OPTS=${API_JAVA_OPTS:--Xms3g -Xmx3g -XX:+UseParallelGC}
 CONSUMER_JAVA_OPTS=${CONSUMER_JAVA_OPTS:--Xms1g -Xmx1g -XX:+UseSerialGC}
@@ -31,8 +31,8 @@ CONSUMER_JAVA_OPTS=${CONSUMER_JAVA_OPTS:--Xms1g -Xmx1g -XX:+UseSerialGC}
 MAX_IN_FLIGHT=${COUPON_ISSUANCE_MAX_IN_FLIGHT:-64}
 # How long a request waits for a turn before 503 (the services' default is 500 ms). When k6 shares
 # the cores, every 503 comes back after Retry-After and costs a full request again: a 10,000-VU spike
-# with 500 ms ended with 37,000 503s and 6,800 users giving up; with 10 s every user was served
-# (session 9). A waiting request is a parked virtual thread and costs nothing until its turn.
+# with 500 ms ended in a retry storm; with 10 s every user was served (docs/decisions/0012).
+# A waiting request is a parked virtual thread and costs nothing until its turn.
 ADMISSION_WAIT=${COUPON_ISSUANCE_ADMISSION_WAIT:-10s}
 RETRY_AFTER=${COUPON_ISSUANCE_RETRY_AFTER:-2s}
 # Patient: two Spring Boot JVMs beside Kafka on a busy 2-core box took 4 min to start.
@@ -63,7 +63,7 @@ svc_jar() {
 
 # The extracted layout (`java -Djarmode=tools -jar app.jar extract`): a plain jar plus lib/, as the
 # jib images run it. The fat jar's nested-jar class loader serialises class loading on one lock per
-# nested jar; on a starved 2-core VM request threads queued behind it for minutes (session 7).
+# nested jar; on a starved 2-core VM request threads queued behind it for minutes (docs/decisions/0008).
 # Re-extracted when the built jar is newer. SERVICES_EXTRACT=0 runs the fat jar.
 svc_launch_jar() {
   local name=$1 jar=$2 dir

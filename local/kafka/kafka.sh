@@ -12,7 +12,7 @@ KAFKA_DLT_PARTITIONS=3
 KAFKA_HEAP_OPTS=${KAFKA_HEAP_OPTS:--Xms512m -Xmx512m}
 # Patient defaults: three JVMs starting on a busy 2-core machine take minutes.
 KAFKA_START_TIMEOUT=${KAFKA_START_TIMEOUT:-420}
-# Full replication after a restart took over 120 s on a starved 2-core VM (session 6).
+# Full replication after a restart can take minutes on a starved 2-core VM.
 KAFKA_HEALTHY_TIMEOUT=${KAFKA_HEALTHY_TIMEOUT:-600}
 # C1 only: three brokers' C2 compilers otherwise take a core for minutes after start on a 2-core
 # box, and the local event rates are far below what C1-compiled brokers sustain.

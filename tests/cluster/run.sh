@@ -33,4 +33,8 @@ t=$SECONDS; "$NODE" up; log "node up ($((SECONDS - t)) s)"
 t=$SECONDS; "$ROOT/k8s/node/platform.sh" install; log "platform installed ($((SECONDS - t)) s)"
 t=$SECONDS; "$NODE" exec "$ROOT/local/infra.sh" up; log "harness up on $HARNESS_HOST ($((SECONDS - t)) s)"
 t=$SECONDS; "$ROOT/k8s/node/event-images.sh" all; log "images built and imported ($((SECONDS - t)) s)"
+# The namespace reaches no package index: the suite's and the verifier's venvs are made out here.
+source "$ROOT/local/verifier/venv.sh"
+venv_python tests-cluster "$ROOT/tests/requirements.txt" "$HERE/requirements.txt" >/dev/null
+venv_python verifier "$ROOT/local/verifier/requirements.txt" >/dev/null
 "$NODE" exec "$ROOT/tests/pytest.sh" "$HERE" "$@"

@@ -36,11 +36,15 @@ K6_IMAGE = "images.coupon-event.local/grafana/k6:" + \
 # How long a step may take on a slow host before it counts as failed: patient, but bounded.
 SLOW = int(os.environ.get("CLUSTER_STEP_TIMEOUT", "900"))
 OUT = Path(os.environ.get("CLUSTER_OUT", ROOT / "build" / "cluster"))
+# User ids of this run: a re-run against the same database meets none of its earlier users.
+RUN = str(int(time.time()))
 
 
-def rows(coupon: int) -> int:
+def rows(coupon: int, users: str = "%") -> int:
+    """Rows of a coupon (of the users whose id matches the LIKE pattern), checked one per user."""
     with pymysql.connect(**DB, connect_timeout=5) as conn, conn.cursor() as cur:
-        cur.execute("SELECT COUNT(*), COUNT(DISTINCT user_id) FROM issued_coupons WHERE coupon_id = %s", (coupon,))
+        cur.execute("SELECT COUNT(*), COUNT(DISTINCT user_id) FROM issued_coupons WHERE coupon_id = %s"
+                    " AND user_id LIKE %s", (coupon, users))
         total, users = cur.fetchone()
         assert total == users, f"coupon {coupon}: {total} rows for {users} users"
         return total
@@ -158,7 +162,9 @@ def k6_result(name: str, timeout: float = SLOW) -> tuple[int, list[dict], str]:
 
 def k6_env(coupon: int, **extra) -> list[dict]:
     env = [{"name": "BASE_URL", "value": f"http://{API}:8080"}, {"name": "COUPON_ID", "value": str(coupon)},
-           {"name": "JWT_SECRET", "valueFrom": {"secretKeyRef": jwt_secret_ref()}}]
+           {"name": "JWT_SECRET", "valueFrom": {"secretKeyRef": jwt_secret_ref()}},
+           # Functional runs: every answer is judged, latency on cold JVMs sharing two cores is not.
+           {"name": "P95_MS", "value": "60000"}, {"name": "P99_MS", "value": "60000"}]
     return env + [{"name": k, "value": str(v)} for k, v in extra.items()]
 
 
@@ -218,12 +224,12 @@ def test_issue_from_a_pod(report):
     """20 users issue coupon 1 through the API's Service from a pod; 20 rows reach MySQL."""
     users = 20
     k6_job("issue-from-pod", script="spike.js",
-           env=k6_env(1, VUS=users, USERS=users, RAMP="1s", USER_PREFIX="pod-user-"))
+           env=k6_env(1, VUS=users, USERS=users, RAMP="1s", USER_PREFIX=f"pod-{RUN}-"))
     code, summaries, logs = k6_result("issue-from-pod")
     assert code == 0, logs[-3000:]
     assert summaries and summaries[0]["accepted"] == users, summaries
-    wait_until("20 rows in MySQL", lambda: rows(1) == users, 120)
-    report.figures["issued_rows"] = rows(1)
+    wait_until("20 rows in MySQL", lambda: rows(1, f"pod-{RUN}-%") == users, 120)
+    report.figures["issued_rows"] = rows(1, f"pod-{RUN}-%")
     report.event(f"{users} coupons issued from a pod, {users} rows in MySQL")
 
 
@@ -249,10 +255,12 @@ def test_keda_scales_the_consumer_on_lag(report):
     wait_until("consumer at its minimum", lambda: len(running_pods("consumer")) == a["minReplicas"], 300)
     keda = report.figures["keda"]
     keda.update(min_replicas=a["minReplicas"], max_replicas=a["maxReplicas"], max_replicas_seen=1)
-    before = rows(1)
+    mine = f"backlog-{RUN}-%"
     backlog = 2000
     t_start = report.event(f"backlog: {backlog} issuances of coupon 1 from a k6 Job")
-    k6_job("backlog", script="spike.js", env=k6_env(1, VUS=100, USERS=backlog, RAMP="2s", USER_PREFIX="backlog-"))
+    # No status polling: users do not wait for their row, so the backlog builds at the API's pace.
+    k6_job("backlog", script="spike.js",
+           env=k6_env(1, VUS=100, USERS=backlog, RAMP="2s", POLL_INTERVAL=0, USER_PREFIX=f"backlog-{RUN}-"))
     threshold = float(a["lagThreshold"])
     marks: dict[str, float] = {}
     deadline = time.monotonic() + SLOW
@@ -263,7 +271,7 @@ def test_keda_scales_the_consumer_on_lag(report):
         so = kubectl_json("-n", NS, "get", "scaledobject", CONSUMER)
         active = any(c["type"] == "Active" and c["status"] == "True" for c in so["status"].get("conditions", []))
         desired = kubectl_json("-n", NS, "get", "hpa", f"keda-hpa-{CONSUMER}")["status"].get("desiredReplicas", 0)
-        done = rows(1) - before
+        done = rows(1, mine)
         for key, cond, text in [
             ("lag", lag is not None and lag > threshold, f"lag {lag or 0:.0f} above the threshold {threshold:.0f}"),
             ("active", active, "ScaledObject Active"),
@@ -290,7 +298,7 @@ def test_keda_scales_the_consumer_on_lag(report):
     assert "drained" in marks and "in" in marks, f"the consumer did not scale back in: {marks}"
     keda["scale_in_s"] = round(marks["in"] - marks["drained"], 1)
     assert keda["max_replicas_seen"] > a["minReplicas"]
-    assert rows(1) == before + backlog
+    assert rows(1, mine) == backlog
 
 
 def _metric_or_none():
