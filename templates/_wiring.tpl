@@ -34,13 +34,28 @@
 {{- define "coupon-event.partitions" -}}
 {{- $required := include "coupon-event.requiredPartitions" . | int -}}
 {{- $set := .Values.kafka.topic.partitions | int -}}
+{{- $live := include "coupon-event.livePartitions" . | int -}}
 {{- if and (eq $set 0) (eq $required 0) -}}
 {{- fail "couponConsumer.enabled=false: set kafka.topic.partitions (it is derived from the consumer's scaling, which is not in the release)" -}}
 {{- else if eq $set 0 -}}
-{{- $required -}}
+{{- max $required $live -}}
 {{- else if lt $set $required -}}
 {{- fail (printf "kafka.topic.partitions=%d is below couponConsumer max replicas x concurrency = %d: listener threads would idle and KEDA would scale past the partitions. Raise the partitions or lower couponConsumer.autoscaling.maxReplicas / couponConsumer.concurrency." $set $required) -}}
+{{- else if lt $set $live -}}
+{{- fail (printf "kafka.topic.partitions=%d is below the %d partitions the KafkaTopic %s already has: Kafka cannot remove partitions (Strimzi would mark the topic NotReady). Set at least %d, or 0 to keep what exists." $set $live .Values.kafka.topic.name $live $live) -}}
 {{- else -}}
 {{- $set -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Partitions of the issuance KafkaTopic in the cluster (0 when there is none, or under helm
+     template / a client-side dry run, where lookup returns nothing). A derived count never drops
+     below it: lowering the consumer's scaling on upgrade must not shrink the topic. */}}
+{{- define "coupon-event.livePartitions" -}}
+{{- if include "coupon-event.strimziEnabled" . -}}
+{{- $topic := lookup "kafka.strimzi.io/v1" "KafkaTopic" .Release.Namespace .Values.kafka.topic.name -}}
+{{- dig "spec" "partitions" 0 ($topic | default dict) -}}
+{{- else -}}
+0
 {{- end -}}
 {{- end -}}

@@ -11,17 +11,22 @@ import jsonschema
 import yaml
 
 
-def strict(schema):
+# Value validations of a structural schema: their branches only constrain fields the structure
+# declares (e.g. Strimzi's env: oneOf {required: [value]} / {required: [valueFrom]}), so they stay open.
+CONSTRAINTS = ("oneOf", "anyOf", "allOf", "not")
+
+
+def strict(schema, structural=True):
     """Copy of an OpenAPI v3 schema in which objects with declared properties are closed."""
     if isinstance(schema, list):
-        return [strict(s) for s in schema]
+        return [strict(s, structural) for s in schema]
     if not isinstance(schema, dict):
         return schema
-    out = {k: strict(v) for k, v in schema.items()}
+    out = {k: strict(v, structural and k not in CONSTRAINTS) for k, v in schema.items()}
     if schema.get("x-kubernetes-int-or-string"):
         out.pop("type", None)
         out["anyOf"] = [{"type": "integer"}, {"type": "string"}]
-    if "properties" in schema and "additionalProperties" not in schema \
+    if structural and "properties" in schema and "additionalProperties" not in schema \
             and not schema.get("x-kubernetes-preserve-unknown-fields"):
         out["additionalProperties"] = False
     if schema.get("nullable"):

@@ -261,6 +261,39 @@ def test_operators_run_on_system_nodes_with_known_priority_classes():
                 assert v in classes, f"{release}: {p}={v}"
 
 
+def strimzi_kafka_versions() -> dict[str, str]:
+    lines = (Path(__file__).parent / "strimzi-1.2.0-kafka-versions.txt").read_text().splitlines()
+    return dict(l.split() for l in lines if l.strip() and not l.startswith("#"))
+
+
+def version_key(v: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in re.findall(r"\d+", v))
+
+
+def kafka_pin_problems(strimzi_values: dict) -> list[str]:
+    supported = strimzi_kafka_versions()
+    version, metadata = strimzi_values.get("version", ""), strimzi_values.get("metadataVersion", "")
+    if version not in supported:
+        return [f"kafka.strimzi.version {version!r} is not one Strimzi 1.2.0 supports: {sorted(supported)}"]
+    # A metadata version the brokers understand: the version's own or an older supported one.
+    allowed = {m for v, m in supported.items() if version_key(v) <= version_key(version)}
+    if metadata not in allowed:
+        return [f"kafka.strimzi.metadataVersion {metadata!r} does not fit Kafka {version}: {sorted(allowed)}"]
+    return []
+
+
+def test_kafka_version_and_metadata_are_pinned_to_supported_ones(chart_dir):
+    """Left empty, Strimzi picks its own default and a Strimzi upgrade rolls the brokers."""
+    assert kafka_pin_problems(load_yaml(chart_dir / "values.yaml")["kafka"]["strimzi"]) == []
+
+
+def test_kafka_pin_check_rejects_an_unsupported_version():
+    assert kafka_pin_problems({"version": "", "metadataVersion": ""})
+    assert kafka_pin_problems({"version": "4.1.1", "metadataVersion": "4.1-IV1"})
+    assert kafka_pin_problems({"version": "4.2.1", "metadataVersion": "4.3-IV0"})
+    assert kafka_pin_problems({"version": "4.3.1", "metadataVersion": "4.2-IV1"}) == []
+
+
 # ---------------------------------------------------------------------------------- chart deps
 
 def chart_value_files(chart_dir: Path) -> list[Path]:
