@@ -253,8 +253,21 @@ def test_hooks_pass_server_side_validation(release):
 
 # ------------------------------------------------------------------------------------ lifecycle
 
+def chart_with_new_default(chart: Path, dest: Path, old: str, new: str) -> Path:
+    """A copy of the chart whose values.yaml has one default changed: the next chart version."""
+    import shutil
+    shutil.rmtree(dest, ignore_errors=True)
+    shutil.copytree(chart, dest)
+    values = dest / "values.yaml"
+    text = values.read_text()
+    assert text.count(old) == 1, old
+    values.write_text(text.replace(old, new))
+    return dest
+
+
 def test_upgrade_changes_the_stored_objects(chart):
-    """install -> upgrade with changed values -> the server holds the new objects -> uninstall."""
+    """install -> upgrade with changed values -> the upgrade the docs and NOTES give
+    (--reset-then-reuse-values) with a newer chart -> back to the defaults -> uninstall."""
     r = Release("lifecycle", chart, [])
     create_namespace_with_secrets(r.ns, external_secrets(chart, []))
     base = values_args(chart, [])
@@ -275,15 +288,56 @@ def test_upgrade_changes_the_stored_objects(chart):
     old_topic = before[cc.name_of(topic)]
     assert topic["spec"]["partitions"] > old_topic["spec"]["partitions"]
     assert cc.check_partitions(after_objs) == []
-    history = json.loads(r.helm("history", r.name, "-o", "json").stdout)
-    assert [h["revision"] for h in history] == [1, 2] and history[-1]["status"] == "deployed"
 
-    # Partitions can only grow; helm rollback would shrink the KafkaTopic, which Strimzi refuses,
-    # so the way back is uninstall.
+    # The next run, as NOTES.txt and docs/kubernetes.md say, with a newer chart whose default
+    # retention changed: the user's values are kept and the new default applies.
+    newer = chart_with_new_default(chart, CHART_COPY.parent / "coupon-event-next",
+                                   "retentionMs: 604800000", "retentionMs: 259200000")
+    r.helm("upgrade", r.name, str(newer), "--reset-then-reuse-values", "--set", "loadtest.runId=qa-2",
+           "--no-hooks", timed="upgrade --reset-then-reuse-values", timeout=300)
+    reused = r.live(r.manifest())
+    names = {cc.name_of(o) for o in reused}
+    assert any(n.endswith("-k6-qa-2") for n in names), names
+    assert not any(n.endswith("-k6-qa-1") for n in names), "the old TestRun stays after a new runId"
+    scaled, _ = cc.scalers_of(reused, cc.consumer_deployment(reused))
+    assert scaled[0]["spec"]["maxReplicaCount"] == 8, "the values of the last release were not reused"
+    topic = cc.issuance_topics(reused)[0]
+    assert topic["spec"]["config"]["retention.ms"] == 259200000, "the newer chart's default was ignored"
+
+    # Back to the defaults (4 consumers x 3 threads = 12): the topic keeps its 32 partitions,
+    # read from the server with lookup; Kafka cannot remove partitions.
+    r.helm("upgrade", r.name, str(chart), *base, "--reset-values", "--no-hooks", timed="upgrade to defaults",
+           timeout=300)
+    shrunk = r.live(r.manifest())
+    scaled, _ = cc.scalers_of(shrunk, cc.consumer_deployment(shrunk))
+    assert scaled[0]["spec"]["maxReplicaCount"] == 4
+    assert cc.issuance_topics(shrunk)[0]["spec"]["partitions"] == topic["spec"]["partitions"]
+    refused = r.helm("upgrade", r.name, str(chart), *base, "--set", "kafka.topic.partitions=12", "--no-hooks",
+                     check=False, timeout=300)
+    assert refused.returncode != 0 and "Kafka cannot remove partitions" in refused.stderr, refused.stderr
+    history = json.loads(r.helm("history", r.name, "-o", "json").stdout)
+    assert [h["revision"] for h in history][:4] == [1, 2, 3, 4] and history[3]["status"] == "deployed"
+
+    # helm rollback re-applies a stored manifest (no lookup), which would shrink the KafkaTopic;
+    # the way back is uninstall.
     r.helm("uninstall", r.name, timed="uninstall", timeout=300)
     left = kubectl("get", "-f", "-", "--namespace", r.ns, "--ignore-not-found", "-o", "name",
-                   input="\n---\n".join(json.dumps(o) for o in after_objs)).stdout.split()
+                   input="\n---\n".join(json.dumps(o) for o in [*after_objs, *reused])).stdout.split()
     assert left == []
+
+
+def test_reuse_values_would_ignore_the_newer_default(chart):
+    """The negative twin: plain --reuse-values keeps the old chart's defaults (why the docs do not
+    use it), so the check above can tell the two apart."""
+    r = Release("reuse-values", chart, [])
+    create_namespace_with_secrets(r.ns, external_secrets(chart, []))
+    r.helm("install", r.name, str(chart), *values_args(chart, []), "--no-hooks", timeout=300)
+    newer = chart_with_new_default(chart, CHART_COPY.parent / "coupon-event-next-reuse",
+                                   "retentionMs: 604800000", "retentionMs: 259200000")
+    r.helm("upgrade", r.name, str(newer), "--reuse-values", "--no-hooks", timeout=300)
+    topic = cc.issuance_topics(r.live(r.manifest()))[0]
+    assert topic["spec"]["config"]["retention.ms"] == 604800000
+    r.helm("uninstall", r.name, timeout=300)
 
 
 def test_schema_rejects_a_misspelled_key_on_the_server(chart):

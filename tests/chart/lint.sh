@@ -109,6 +109,18 @@ PY
   then :; else echo "FAIL mysql values schema"; fail=$((fail + 1)); fi
 fi
 
+# Upgrade instructions the chart ships (NOTES, examples, docs) use --reset-then-reuse-values: plain
+# --reuse-values takes the previous chart's defaults too, so new defaults never apply (Helm's
+# helm_upgrade docs). tests/apiserver runs the documented command for real.
+n=$((n + 1))
+stale=$(grep -nE 'helm upgrade.*--reuse-values' "$CHART/templates/NOTES.txt" "$CHART"/examples/*.yaml "$ROOT"/docs/*.md || true)
+if [ -n "$stale" ] || ! grep -q -- '--reset-then-reuse-values' "$CHART/templates/NOTES.txt"; then
+  echo "FAIL upgrade instructions with --reuse-values (or NOTES without --reset-then-reuse-values):"
+  echo "${stale:-NOTES.txt}" | sed 's/^/    /'; fail=$((fail + 1))
+else
+  echo "ok   upgrade instructions use --reset-then-reuse-values"
+fi
+
 # Values the chart must refuse, and the message that says why.
 must_fail() {
   local what=$1 expect=$2; shift 2
