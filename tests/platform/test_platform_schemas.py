@@ -136,6 +136,58 @@ def test_eks_has_the_ebs_csi_driver_the_storage_class_needs(cluster):
     assert cluster["iam"]["withOIDC"] is True
 
 
+def test_vpc_cni_enforces_network_policies(cluster):
+    """Without the VPC CNI's network policy agent every NetworkPolicy of the chart (and Strimzi's
+    listener policy) is stored but not enforced."""
+    cni = next(a for a in cluster["addons"] if a["name"] == "vpc-cni")
+    assert json.loads(cni["configurationValues"]).get("enableNetworkPolicy") == "true"
+
+
+def test_enforced_policies_let_keda_read_the_brokers(cluster, chart_dir):
+    """Turned on only together with the chart's peer for KEDA's operator (it reads the consumer
+    group's lag from the brokers itself): the KEDA release's namespace and the operator pods'
+    label in the KEDA chart (operator.name keda-operator, keda/templates/manager/deployment.yaml)."""
+    peers = load_yaml(chart_dir / "values.yaml")["networkPolicy"]["kafkaClientsFrom"]
+    keda_ns = pinned_releases()["keda"]["namespace"]
+    assert {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": keda_ns}},
+            "podSelector": {"matchLabels": {"app.kubernetes.io/name": "keda-operator"}}} in peers
+    assert "operator" not in (load_yaml(ROOT / "operators" / "values" / "keda.yaml") or {}), \
+        "operator.name renamed: the chart's peer would miss KEDA's operator"
+
+
+def autoscaled_pools(cluster) -> list[dict]:
+    return [g for g in cluster["managedNodeGroups"] if g["minSize"] < g["maxSize"]]
+
+
+def test_cluster_autoscaler_can_manage_every_pool(cluster):
+    ca = load_yaml(ROOT / "operators" / "values" / "cluster-autoscaler.yaml")
+    assert pinned_releases()["cluster-autoscaler"]["namespace"] == "kube-system"
+    assert ca["cloudProvider"] == "aws"
+    assert ca["autoDiscovery"]["clusterName"] == cluster["metadata"]["name"]
+    assert ca["awsRegion"] == cluster["metadata"]["region"]
+    # The autoscaler's minor follows the cluster's (kubernetes/autoscaler README, releases).
+    assert re.fullmatch(r"v(\d+\.\d+)\.\d+", ca["image"]["tag"]).group(1) == cluster["metadata"]["version"]
+    # Its AWS permissions: a Pod Identity association for its service account.
+    sa = ca["rbac"]["serviceAccount"]["name"]
+    assocs = [a for a in cluster["iam"]["podIdentityAssociations"]
+              if (a["namespace"], a["serviceAccountName"]) == ("kube-system", sa)]
+    assert len(assocs) == 1 and assocs[0]["wellKnownPolicies"]["autoScaler"] is True
+    assert "eks-pod-identity-agent" in {a["name"] for a in cluster["addons"]}
+    # Scale-up from 0 nodes needs the labels and taints as ASG tags (k8s.io/cluster-autoscaler/
+    # node-template/...); eksctl writes them with propagateASGTags.
+    pools = autoscaled_pools(cluster)
+    assert {g["labels"][POOL_LABEL] for g in pools} == POOLS
+    assert [g["name"] for g in pools if not g.get("propagateASGTags")] == []
+    loadgen = next(g for g in pools if g["labels"][POOL_LABEL] == "loadgen")
+    assert loadgen["minSize"] == 0 < loadgen["maxSize"]
+
+
+def test_cluster_autoscaler_check_catches_a_pool_without_tags(cluster):
+    broken = copy.deepcopy(cluster)
+    broken["managedNodeGroups"][-1].pop("propagateASGTags")
+    assert [g["name"] for g in autoscaled_pools(broken) if not g.get("propagateASGTags")] == ["loadgen"]
+
+
 def test_priority_classes_order():
     import yaml
     docs = [d for d in yaml.safe_load_all((ROOT / "k8s" / "priorityclasses.yaml").read_text()) if d]
@@ -218,6 +270,7 @@ def unknown_paths(values: dict, allowed: list[str]) -> list[str]:
     ("strimzi", "strimzi-kafka-operator-1.2.0"),
     ("keda", "keda-2.20.2"),
     ("kube-prometheus-stack", "kube-prometheus-stack-88.5.3"),
+    ("cluster-autoscaler", "cluster-autoscaler-9.59.0"),
 ])
 def test_operator_values_use_only_known_keys(release, keys):
     values = load_yaml(ROOT / "operators" / "values" / f"{release}.yaml")
