@@ -43,9 +43,9 @@ spec:
         - name: {{ .job }}
           image: {{ include "coupon-lib.image" (dict "image" $api.image "context" $root "tag" $root.Chart.AppVersion) | quote }}
           imagePullPolicy: {{ $api.image.pullPolicy }}
+          {{- include "coupon-lib.javaCommand" $api.jvmFlags | nindent 10 }}
           args: ["--coupon.job={{ .job }}"]
           env:
-            - {name: JAVA_TOOL_OPTIONS, value: {{ $api.javaToolOptions | quote }}}
             {{- .env | nindent 12 }}
           resources:
             {{- toYaml $root.Values.jobs.resources | nindent 12 }}

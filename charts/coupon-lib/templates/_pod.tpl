@@ -37,3 +37,19 @@ capabilities:
 seccompProfile:
   type: RuntimeDefault
 {{- end -}}
+
+{{/* The container's command: java with the chart's JVM flags, then the classpath and main class
+     jib writes into every image it builds (/app/jib-classpath-file, /app/jib-main-class-file; jib
+     FAQ, custom entrypoint). The image's own entrypoint carries jib's jvmFlags on the command line,
+     where neither JAVA_TOOL_OPTIONS nor JDK_JAVA_OPTIONS can override them (both are read before
+     it), so the chart replaces that entrypoint. Pass the flags (a list). */}}
+{{- define "coupon-lib.javaCommand" -}}
+command:
+  - java
+  {{- range . }}
+  - {{ . | quote }}
+  {{- end }}
+  - "-cp"
+  - "@/app/jib-classpath-file"
+  - "@/app/jib-main-class-file"
+{{- end -}}

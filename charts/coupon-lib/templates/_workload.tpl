@@ -93,6 +93,7 @@ spec:
         - name: {{ .name }}
           image: {{ include "coupon-lib.image" (dict "image" $v.image "context" $ctx "tag" $ctx.Chart.AppVersion) | quote }}
           imagePullPolicy: {{ $v.image.pullPolicy }}
+          {{- include "coupon-lib.javaCommand" $v.jvmFlags | nindent 10 }}
           ports:
             - {name: http, containerPort: 8080, protocol: TCP}
             - {name: management, containerPort: 8081, protocol: TCP}
@@ -107,7 +108,6 @@ spec:
             {{- with .env }}
             {{- . | nindent 12 }}
             {{- end }}
-            - {name: JAVA_TOOL_OPTIONS, value: {{ $v.javaToolOptions | quote }}}
             {{- include "coupon-lib.env" (dict "context" $ctx "redis" .redis "jwt" true) | nindent 12 }}
             {{- range $name, $value := $v.extraEnv }}
             - {name: {{ $name }}, value: {{ $value | toString | quote }}}
