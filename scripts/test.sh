@@ -4,11 +4,12 @@
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-STAGES=${STAGES:-"tools build test-chart test-services test-observability test-loadtests"}
+STAGES=${STAGES:-"tools build test-chart test-services test-observability test-loadtests test-cluster"}
 mkdir -p build
 cleanup() {
   [ -x local/services.sh ] && local/services.sh down >/dev/null 2>&1
   [ -x local/infra.sh ] && local/infra.sh down >/dev/null 2>&1
+  [ -d .run/cluster ] && make --no-print-directory cluster-down >/dev/null 2>&1
   true
 }
 trap cleanup EXIT INT TERM

@@ -12,8 +12,10 @@ metadata:
   annotations:
     helm.sh/hook: {{ .hook }}
     helm.sh/hook-weight: {{ .weight | quote }}
-    # Keep a failed Job for its logs until the next attempt; ttl removes successful ones.
-    helm.sh/hook-delete-policy: before-hook-creation
+    # A successful Job goes at once: Helm never deletes hook resources on uninstall, so a kept one
+    # outlived its release (found on a real node). A failed one stays for its logs until the next
+    # attempt or its ttlSecondsAfterFinished.
+    helm.sh/hook-delete-policy: before-hook-creation,hook-succeeded
 spec:
   backoffLimit: {{ $root.Values.jobs.backoffLimit }}
   activeDeadlineSeconds: {{ $root.Values.jobs.activeDeadlineSeconds }}

@@ -37,4 +37,5 @@ t=$SECONDS; "$ROOT/k8s/node/event-images.sh" all; log "images built and imported
 source "$ROOT/local/verifier/venv.sh"
 venv_python tests-cluster "$ROOT/tests/requirements.txt" "$HERE/requirements.txt" >/dev/null
 venv_python verifier "$ROOT/local/verifier/requirements.txt" >/dev/null
-"$NODE" exec "$ROOT/tests/pytest.sh" "$HERE" "$@"
+# -s: the timeline's events are printed as they happen.
+"$NODE" exec "$ROOT/tests/pytest.sh" "$HERE" -s "$@"
