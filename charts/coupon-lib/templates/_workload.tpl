@@ -105,6 +105,10 @@ spec:
             - {name: MANAGEMENT_SERVER_PORT, value: "8081"}
             # Migrations are the hook Job's work, not every pod's.
             - {name: SPRING_FLYWAY_ENABLED, value: "false"}
+            {{- if $v.readinessOnMainPort }}
+            # /livez and /readyz on the main port as well (management.endpoint.health.probes.add-additional-paths).
+            - {name: MANAGEMENT_ENDPOINT_HEALTH_PROBES_ADDADDITIONALPATHS, value: "true"}
+            {{- end }}
             {{- with .env }}
             {{- . | nindent 12 }}
             {{- end }}
@@ -114,7 +118,13 @@ spec:
             {{- end }}
           {{- range $probe := list "startup" "liveness" "readiness" }}
           {{ $probe }}Probe:
+            {{- if and (eq $probe "readiness") $v.readinessOnMainPort }}
+            # On the main connector (Spring Boot's /readyz): the management port can keep answering
+            # while the server port is saturated.
+            httpGet: {path: /readyz, port: http}
+            {{- else }}
             httpGet: {path: /actuator/health/{{ eq $probe "readiness" | ternary "readiness" "liveness" }}, port: management}
+            {{- end }}
             {{- toYaml (get $v.probes $probe) | nindent 12 }}
           {{- end }}
           lifecycle:
