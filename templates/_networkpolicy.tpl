@@ -42,6 +42,8 @@ podSelector:
   ports:
     - {protocol: TCP, port: 6379}
 {{- end -}}
+{{/* An external Kafka's ports are those of its bootstrap servers (TLS and SASL listeners rarely
+     use 9092: MSK 9094/9096); the brokers are assumed to advertise the same ports. */}}
 {{- define "coupon-event.np.kafka" -}}
 - to:
     {{- if include "coupon-event.strimziEnabled" . }}
@@ -53,5 +55,14 @@ podSelector:
     {{- toYaml .Values.networkPolicy.externalEgress | nindent 4 }}
     {{- end }}
   ports:
-    - {protocol: TCP, port: 9092}
+    {{- $ports := list 9092 }}
+    {{- if not (include "coupon-event.strimziEnabled" .) }}
+    {{- $ports = list }}
+    {{- range splitList "," .Values.kafka.external.bootstrapServers }}
+    {{- $ports = append $ports (splitList ":" (trim .) | last | int) }}
+    {{- end }}
+    {{- end }}
+    {{- range $ports | uniq }}
+    - {protocol: TCP, port: {{ . }}}
+    {{- end }}
 {{- end -}}

@@ -14,6 +14,12 @@
 {{- end -}}
 {{- end -}}
 
+{{/* KEDA needs a TriggerAuthentication for the external Kafka: SASL credentials or a private CA. */}}
+{{- define "coupon-event.kafkaTriggerAuth" -}}
+{{- $ek := .Values.global.externalKafka -}}
+{{- if or $ek.sasl.mechanism (and $ek.tls.enabled $ek.tls.caSecret) -}}true{{- end -}}
+{{- end -}}
+
 {{- define "coupon-event.strimziEnabled" -}}
 {{- if not .Values.kafka.external.bootstrapServers -}}true{{- end -}}
 {{- end -}}

@@ -2,6 +2,8 @@
 manifest or the objects read back from the API server. Each check returns a list of problems."""
 from __future__ import annotations
 
+import re
+
 from pathlib import Path
 
 import yaml
@@ -235,6 +237,9 @@ def secret_and_configmap_refs(obj: dict) -> list[tuple[str, str, str | None, boo
         runner = obj["spec"].get("runner") or {}
         spec = {"containers": [{"env": runner.get("env", []), "envFrom": runner.get("envFrom", [])}],
                 "volumes": runner.get("volumes", [])}
+    if obj.get("kind") == "TriggerAuthentication":
+        # KEDA reads these Secrets for the scaler (credentials, CA).
+        refs += [("Secret", r["name"], r["key"], False) for r in obj["spec"].get("secretTargetRef", [])]
     if spec is None:
         return refs
     for c in containers(spec):
@@ -263,6 +268,34 @@ def secret_and_configmap_refs(obj: dict) -> list[tuple[str, str, str | None, boo
     for ps in spec.get("imagePullSecrets", []):
         refs.append(("Secret", ps["name"], None, False))
     return refs
+
+
+def env_expansions(objs: list[dict]) -> list[tuple[str, str, str]]:
+    """(object, variable, referenced name) for every $(NAME) in a container's env values."""
+    found = []
+    for o in objs:
+        spec = pod_spec(o)
+        for c in containers(spec) if spec else []:
+            for e in c.get("env", []):
+                for ref in re.findall(r"(?<!\$)\$\(([A-Za-z_][A-Za-z0-9_]*)\)", e.get("value", "")):
+                    found.append((name_of(o), e["name"], ref))
+    return found
+
+
+def check_env_expansions(objs: list[dict]) -> list[str]:
+    """Kubernetes expands $(NAME) only from variables defined before it in the same container's
+    env; any other reference stays literal text (e.g. a SASL login with the password "$(X)")."""
+    problems = []
+    for o in objs:
+        spec = pod_spec(o)
+        for c in containers(spec) if spec else []:
+            seen = set()
+            for e in c.get("env", []):
+                for ref in re.findall(r"(?<!\$)\$\(([A-Za-z_][A-Za-z0-9_]*)\)", e.get("value", "")):
+                    if ref not in seen:
+                        problems.append(f"{name_of(o)} {c['name']}: {e['name']} uses $({ref}), not defined before it")
+                seen.add(e["name"])
+    return problems
 
 
 def operator_made_secrets(objs: list[dict]) -> set[str]:

@@ -78,10 +78,17 @@ def external_secrets(chart: Path, files: list[str]) -> dict[str, dict[str, str]]
     merged: dict = {}
     for f in [OFFLINE, *files]:
         g = (yaml.safe_load((chart / f).read_text()) or {}).get("global", {})
-        for part in ("externalDatabase", "externalRedis", "jwt"):
+        for part in ("externalDatabase", "externalRedis", "externalKafka", "jwt"):
             merged.setdefault(part, {}).update(g.get(part) or {})
     secrets = {}
     db, redis, jwt = merged["externalDatabase"], merged["externalRedis"], merged["jwt"]
+    sasl = (merged["externalKafka"].get("sasl") or {})
+    if sasl.get("existingSecret"):
+        secrets[sasl["existingSecret"]] = {sasl.get("usernameKey", "username"): "coupon",
+                                           sasl.get("passwordKey", "password"): "test-kafka-pw"}
+    for tls in ((merged["externalKafka"].get("tls") or {}), (redis.get("tls") or {})):
+        if tls.get("caSecret"):
+            secrets[tls["caSecret"]] = {tls.get("caSecretKey", "ca.crt"): "-----BEGIN CERTIFICATE-----"}
     if db.get("existingSecret"):
         secrets[db["existingSecret"]] = {db.get("existingSecretPasswordKey", "password"): "test-db-password"}
     if redis.get("existingSecret"):
@@ -236,6 +243,16 @@ def test_every_secret_and_configmap_reference_resolves(release):
     # Hook Jobs are not installed (--no-hooks) but run in the same namespace: their references too.
     problems += cc.check_refs_resolve(hooks, available)
     assert problems == []
+
+
+def test_env_references_are_defined_before_use(release):
+    hooks = load_yaml_all(release.helm("get", "hooks", release.name).stdout)
+    assert cc.check_env_expansions([*release.objects, *hooks]) == []
+    if release.scenario == "external":
+        # MSK with SASL: the services' login expands the user and password from the Secret.
+        refs = {ref for _, var, ref in cc.env_expansions(release.objects)
+                if var == "SPRING_KAFKA_PROPERTIES_SASL_JAAS_CONFIG"}
+        assert refs == {"KAFKA_SASL_USERNAME", "KAFKA_SASL_PASSWORD"}
 
 
 def test_hooks_pass_server_side_validation(release):

@@ -65,6 +65,45 @@
 {{- end -}}
 {{- end -}}
 
+{{/* ---- Kafka security (global.externalKafka: the brokers of kafka.external) ---- */}}
+{{/* security.protocol from TLS and SASL; empty for a plain listener. */}}
+{{- define "coupon-lib.kafkaSecurityProtocol" -}}
+{{- $k := dig "externalKafka" dict (.Values.global | default dict) -}}
+{{- $tls := dig "tls" "enabled" false $k -}}
+{{- $sasl := dig "sasl" "mechanism" "" $k -}}
+{{- if or $tls $sasl -}}
+{{- printf "%s%s" (ternary "SASL_" "" (ne $sasl "")) (ternary "SSL" "PLAINTEXT" $tls) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Spring Kafka's client settings for it: the protocol, the SASL login built from a Secret's user
+     and password (Kubernetes expands $(VAR) of the variables defined before it), and the CA. */}}
+{{- define "coupon-lib.kafkaSecurityEnv" -}}
+{{- $k := dig "externalKafka" dict (.Values.global | default dict) -}}
+{{- with include "coupon-lib.kafkaSecurityProtocol" . }}
+- {name: SPRING_KAFKA_SECURITY_PROTOCOL, value: {{ . | quote }}}
+{{- end }}
+{{- with dig "sasl" "mechanism" "" $k }}
+{{ include "coupon-lib.secretKeyRef" (dict "name" "KAFKA_SASL_USERNAME" "ref" (printf "%s %s" $k.sasl.existingSecret $k.sasl.usernameKey)) }}
+{{ include "coupon-lib.secretKeyRef" (dict "name" "KAFKA_SASL_PASSWORD" "ref" (printf "%s %s" $k.sasl.existingSecret $k.sasl.passwordKey)) }}
+- {name: SPRING_KAFKA_PROPERTIES_SASL_MECHANISM, value: {{ . | quote }}}
+- name: SPRING_KAFKA_PROPERTIES_SASL_JAAS_CONFIG
+  value: {{ printf "%s required username=\"$(KAFKA_SASL_USERNAME)\" password=\"$(KAFKA_SASL_PASSWORD)\";" (eq . "PLAIN" | ternary "org.apache.kafka.common.security.plain.PlainLoginModule" "org.apache.kafka.common.security.scram.ScramLoginModule") | quote }}
+{{- end }}
+{{- if dig "tls" "enabled" false $k }}
+{{- include "coupon-lib.trustBundleEnv" (dict "bundle" "kafka" "property" "SPRING_KAFKA_SSL_BUNDLE" "tls" $k.tls) }}
+{{- end }}
+{{- end -}}
+
+{{/* A CA from a Secret as a Spring Boot PEM SSL bundle (the certificate's content, no file), and the
+     client property that uses it: pass (dict "bundle" <name> "property" <variable> "tls" <tls values>). */}}
+{{- define "coupon-lib.trustBundleEnv" -}}
+{{- with .tls.caSecret }}
+- {name: {{ $.property }}, value: {{ $.bundle }}}
+{{ include "coupon-lib.secretKeyRef" (dict "name" (printf "SPRING_SSL_BUNDLE_PEM_%s_TRUSTSTORE_CERTIFICATE" (upper $.bundle)) "ref" (printf "%s %s" . $.tls.caSecretKey)) }}
+{{- end }}
+{{- end -}}
+
 {{/* ---- env ---- */}}
 {{/* One variable from a Secret: pass (dict "name" <variable> "ref" "<secret> <key>"). */}}
 {{- define "coupon-lib.secretKeyRef" -}}
@@ -89,6 +128,11 @@
   value: {{ include "coupon-lib.redisNodes" $ctx | quote }}
 {{- with include "coupon-lib.redisSecret" $ctx }}
 {{ include "coupon-lib.secretKeyRef" (dict "name" "SPRING_DATA_REDIS_PASSWORD" "ref" .) }}
+{{- end }}
+{{- $tls := dig "externalRedis" "tls" dict ($ctx.Values.global | default dict) }}
+{{- if and (not (include "coupon-lib.redisBundled" $ctx)) $tls.enabled }}
+- {name: SPRING_DATA_REDIS_SSL_ENABLED, value: "true"}
+{{- include "coupon-lib.trustBundleEnv" (dict "bundle" "redis" "property" "SPRING_DATA_REDIS_SSL_BUNDLE" "tls" $tls) }}
 {{- end }}
 {{- end }}
 {{- if .jwt }}

@@ -113,6 +113,9 @@ spec:
             {{- . | nindent 12 }}
             {{- end }}
             {{- include "coupon-lib.env" (dict "context" $ctx "redis" .redis "jwt" true) | nindent 12 }}
+            {{- with include "coupon-lib.kafkaSecurityEnv" $ctx | trim }}
+            {{- . | nindent 12 }}
+            {{- end }}
             {{- range $name, $value := $v.extraEnv }}
             - {name: {{ $name }}, value: {{ $value | toString | quote }}}
             {{- end }}
