@@ -62,6 +62,30 @@ def test_skaffold_builds_both_services_with_jib(skaffold):
         assert "docker" not in a
 
 
+SKAFFOLD_MINIMUM = "v2.19.0"  # first with skaffold/v4beta14 and the Helm >= 4.1 plugin fix
+
+
+def test_skaffold_documents_the_minimum_version_for_this_config_and_helm_4():
+    """shared/schemas/skaffold/VERSION: v4beta14 first shipped in v2.19.0, which also carries the
+    Helm 4.1+ fix; skaffold.yaml and docs/kubernetes.md must name that minimum."""
+    assert "first shipped in v2.19.0" in (SCHEMAS / "skaffold" / "VERSION").read_text()
+    assert f"Skaffold {SKAFFOLD_MINIMUM} or newer" in (ROOT / "skaffold.yaml").read_text()
+    assert f"Skaffold {SKAFFOLD_MINIMUM}" in (ROOT / "docs" / "kubernetes.md").read_text()
+
+
+def test_skaffold_jib_builder_meets_the_plugin_it_runs():
+    """Skaffold's jib builder requires jib-maven-plugin >= 1.4.0 (3.2.0 for cross-platform builds,
+    pkg/skaffold/build/jib/maven.go) and passes the artifact's project as -Djib.containerize,
+    which jib matches against the module's directory."""
+    import xml.etree.ElementTree as ET
+    ns = {"m": "http://maven.apache.org/POM/4.0.0"}
+    version = ET.parse(ROOT / "services" / "pom.xml").findtext("m:properties/m:jib-maven-plugin.version", namespaces=ns)
+    assert version and tuple(map(int, version.split("."))) >= (3, 2, 0), version
+    modules = [m.text for m in ET.parse(ROOT / "services" / "pom.xml").findall("m:modules/m:module", ns)]
+    for a in load_yaml(ROOT / "skaffold.yaml")["build"]["artifacts"]:
+        assert a["jib"]["project"] in modules, a["jib"]["project"]
+
+
 def _sanitized(image: str) -> str:
     return re.sub(r"[^A-Za-z0-9]", "_", image)
 
