@@ -21,6 +21,7 @@ cleanup() {
   fi
   "$NODE" exec "$ROOT/local/infra.sh" down >/dev/null 2>&1 || true
   "$NODE" down >/dev/null 2>&1 || true
+  rm -rf "$RUN_DIR"
 }
 trap cleanup EXIT INT TERM
 
@@ -31,6 +32,9 @@ t0=$SECONDS
 log "tools ready ($((SECONDS - t0)) s)"
 t=$SECONDS; "$NODE" up; log "node up ($((SECONDS - t)) s)"
 t=$SECONDS; "$ROOT/k8s/node/platform.sh" install; log "platform installed ($((SECONDS - t)) s)"
+# From nothing: a harness left by an earlier run would carry its issued coupons into this one.
+"$NODE" exec "$ROOT/local/infra.sh" down >/dev/null 2>&1 || true
+rm -rf "$RUN_DIR"
 t=$SECONDS; "$NODE" exec "$ROOT/local/infra.sh" up; log "harness up on $HARNESS_HOST ($((SECONDS - t)) s)"
 t=$SECONDS; "$ROOT/k8s/node/event-images.sh" all; log "images built and imported ($((SECONDS - t)) s)"
 # The namespace reaches no package index: the suite's and the verifier's venvs are made out here.

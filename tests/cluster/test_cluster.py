@@ -195,11 +195,14 @@ def test_install(chart, report):
     ready = wait_until("API and consumer Ready",
                        lambda: all(_safe(deployment_ready, d) for d in (API, CONSUMER)) or proc.poll() not in (None, 0),
                        SLOW, every=2)
+    if proc.poll() is None:
+        t_ready = report.event("API and consumer Deployments Ready")
+        report.figures["pods_ready_s"] = round(t_ready - t0, 1)
     out = proc.communicate(timeout=SLOW)[0]
     assert proc.returncode == 0, f"helm install failed:\n{out}"
     assert ready is True
-    t_ready = report.event("API and consumer Deployments Ready")
-    report.figures["pods_ready_s"] = round(t_ready - t0, 1)
+    if report.figures["pods_ready_s"] is None:  # helm returned first: Ready by then at the latest
+        report.figures["pods_ready_s"] = round(report.event("API and consumer Deployments Ready") - t0, 1)
     report.event("helm install returned (post-install hooks done)")
     status = json.loads(helm("status", RELEASE, "-n", NS, "-o", "json").stdout)
     hooks = {h["name"]: (h.get("last_run") or {}).get("phase") == "Succeeded" for h in status.get("hooks", [])

@@ -28,8 +28,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * With every broker stopped, an issuance cannot be acknowledged: the user's reservation
  * is released and the user gets 503 with Retry-After, within the send timeout. The slot
- * is held (not reused) until the reconciler settles it, because a timed-out batch may
- * still have been appended.
+ * of a send that may still land (a timed-out batch may have been appended) is held, not
+ * reused, until the reconciler settles it; a send refused before it left the producer
+ * returns its unit.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class KafkaOutageTest {
@@ -92,13 +93,17 @@ class KafkaOutageTest {
 						sendTimeout, clientMillis)
 				.isLessThan(sendTimeout.toMillis() + 3000);
 			softly.assertThat(store.find(id, user)).as("the user's reservation released").isEmpty();
-			// The batch may still have reached a leader, so slot 2 is held, not handed to
+			// A batch that may still reach a leader keeps its slot held, not handed to
 			// anyone else, until the reconciler has seen whether its row appears in
-			// MySQL.
+			// MySQL. A send refused before the record left the producer (its metadata
+			// gone with the brokers) cannot land, and its unit is released. Either way a
+			// unit stays taken exactly while its slot is held.
 			Set<Integer> newlyHeld = new HashSet<>(heldSlots(id));
 			newlyHeld.removeAll(heldBefore);
-			softly.assertThat(newlyHeld).as("exactly the refused request's slot is held").hasSize(1);
-			softly.assertThat(store.issuedCount(id)).as("the unit stays taken").isEqualTo(countBefore + 1);
+			softly.assertThat(newlyHeld).as("at most the refused request's slot is held").hasSizeLessThanOrEqualTo(1);
+			softly.assertThat(store.issuedCount(id))
+				.as("the unit stays taken exactly when its slot is held (held: %s)", newlyHeld)
+				.isEqualTo(countBefore + newlyHeld.size());
 			softly.assertThat(compensations()).isEqualTo(compensationsBefore + 1);
 			softly.assertAll();
 		}
