@@ -155,6 +155,15 @@ must_fail "a load test script that is not shipped" "not one of loadtests" \
 must_fail "min.insync.replicas equal to the replication factor" "minInsyncReplicas" --set kafka.topic.minInsyncReplicas=3
 must_fail "no consumer and no partition count" "set kafka.topic.partitions" --set couponConsumer.enabled=false
 must_fail "an event without the API chart" "hooks run the coupon-api image" --set couponApi.enabled=false
+must_fail "batches that hold a rebalance for minutes under the write cap" "maxPollRecords x concurrency / maxInsertsPerSecond" \
+  --set couponConsumer.maxInsertsPerSecond=10
+n=$((n + 1))
+if helm template ev "$CHART" "${base[@]}" --set couponConsumer.maxInsertsPerSecond=10 \
+    --set couponConsumer.maxPollRecords=100 >/dev/null 2>&1; then
+  echo "ok   accepts a write cap with batches that end within 30 s"
+else
+  echo "FAIL refused a write cap with batches that end within 30 s"; fail=$((fail + 1))
+fi
 
 echo "chart-lint: $((n - fail))/$n checks passed"
 [ "$fail" -eq 0 ]

@@ -204,6 +204,10 @@ def test_install(chart, report):
     if report.figures["pods_ready_s"] is None:  # helm returned first: Ready by then at the latest
         report.figures["pods_ready_s"] = round(report.event("API and consumer Deployments Ready") - t0, 1)
     report.event("helm install returned (post-install hooks done)")
+    # The API is Ready through its main connector's /readyz (readinessOnMainPort), which answers.
+    probe = kubectl_json("-n", NS, "get", "deployment", API)["spec"]["template"]["spec"]["containers"][0]["readinessProbe"]
+    assert probe["httpGet"] == {"path": "/readyz", "port": "http", "scheme": "HTTP"}, probe
+    run(["curl", "-fsS", "--max-time", "10", f"http://{cluster_ip(API)}:8080/readyz"])
     status = json.loads(helm("status", RELEASE, "-n", NS, "-o", "json").stdout)
     hooks = {h["name"]: (h.get("last_run") or {}).get("phase") == "Succeeded" for h in status.get("hooks", [])
              if "test" not in ",".join(h.get("events") or [])}

@@ -7,8 +7,10 @@ import io.couponevent.common.security.CouponTokens;
 import io.couponevent.common.security.JwtProperties;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.boot.actuate.endpoint.web.WebServerNamespace;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.health.actuate.endpoint.HealthEndpoint;
 import org.springframework.boot.security.autoconfigure.actuate.web.servlet.EndpointRequest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -25,6 +27,7 @@ import org.springframework.security.oauth2.jwt.JwtDecoder;
 import org.springframework.security.oauth2.jwt.JwtValidators;
 import org.springframework.security.oauth2.jwt.NimbusJwtDecoder;
 import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.security.web.util.matcher.OrRequestMatcher;
 
 /**
  * Stateless resource server: the user is the JWT {@code sub}, admins carry
@@ -41,11 +44,17 @@ class SecurityConfig {
 	 * Actuator endpoints (health probes, Prometheus scrape) are open: they listen on the
 	 * separate management port, which the chart exposes only to the kubelet and
 	 * Prometheus (NetworkPolicy), and their only ways to change state are not exposed.
+	 * The probe groups' additional paths on the main port ({@code /livez},
+	 * {@code /readyz}, with
+	 * {@code management.endpoint.health.probes.add-additional-paths}) are open too: a
+	 * readiness probe there fails when the main connector is saturated, which one on the
+	 * management port cannot see.
 	 */
 	@Bean
 	@Order(1)
 	SecurityFilterChain management(HttpSecurity http) throws Exception {
-		http.securityMatcher(EndpointRequest.toAnyEndpoint())
+		http.securityMatcher(new OrRequestMatcher(EndpointRequest.toAnyEndpoint(),
+				EndpointRequest.toAdditionalPaths(WebServerNamespace.SERVER, HealthEndpoint.class)))
 			.csrf(csrf -> csrf.disable())
 			.sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
 			.authorizeHttpRequests(auth -> auth.anyRequest().permitAll());
