@@ -4,6 +4,8 @@
 # See local/README.md. Usage: local/infra.sh COMMAND
 #   up | down | status | env | reset | redis-flush
 #   kafka-stop [N..] | kafka-start [N..] | kafka-kill N
+#   fault injection (tests/faults): pid NAME | redis-master-of KEY | redis-kill PORT |
+#   redis-wait-failover PORT [TIMEOUT_S] | redis-start PORT | mariadb-stop | mariadb-kill | mariadb-start
 set -euo pipefail
 LOG_TAG=infra
 # shellcheck source=lib/common.sh
@@ -13,8 +15,9 @@ source "$LOCAL_DIR/kafka/kafka.sh"
 source "$LOCAL_DIR/mariadb/mariadb.sh"
 
 # One command at a time per RUN_DIR (two `up`s racing would start everything twice); `env` and
-# `status` only read. Servers are started with this descriptor closed (see start_bg).
-case "${1:-}" in env|status|'') ;; *) exec 8>"$RUN_DIR/infra.lock"; flock 8 ;; esac
+# `status` only read (as do `pid`, `redis-master-of` and `redis-wait-failover`, which a fault test
+# calls while another command waits). Servers are started with this descriptor closed (see start_bg).
+case "${1:-}" in env|status|pid|redis-master-of|redis-wait-failover|'') ;; *) exec 8>"$RUN_DIR/infra.lock"; flock 8 ;; esac
 
 cmd_env() {
   local redis kafka db="jdbc:mysql://$HARNESS_HOST:$MARIADB_PORT/$DB_NAME"
@@ -86,5 +89,14 @@ case "${1:-}" in
   kafka-stop) shift; kafka_stop "$@"; log "kafka stopped: ${*:-all nodes}" ;;
   kafka-start) shift; cmd_kafka_start "$@" ;;
   kafka-kill) [ $# -eq 2 ] || die "usage: $0 kafka-kill N (1-3)"; kafka_kill "$2" ;;
-  *) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+  # fault injection: processes by the PID of their PID file (NAME: kafka-N, redis-PORT, mariadb)
+  pid) [ $# -eq 2 ] || die "usage: $0 pid NAME"; is_running "$2" || die "$2 is not running"; pid_of "$2" ;;
+  redis-master-of) [ $# -eq 2 ] || die "usage: $0 redis-master-of KEY"; redis_master_of "$2" ;;
+  redis-kill) [ $# -eq 2 ] || die "usage: $0 redis-kill PORT"; redis_kill "$2" ;;
+  redis-wait-failover) [ $# -ge 2 ] || die "usage: $0 redis-wait-failover PORT [TIMEOUT_S]"; redis_wait_failover "$2" "${3:-90}"; log "redis: every slot served without node $2" ;;
+  redis-start) [ $# -eq 2 ] || die "usage: $0 redis-start PORT"; redis_restart "$2"; log "redis node $2 back, cluster ok" ;;
+  mariadb-stop) mariadb_down; log "mariadb stopped" ;;
+  mariadb-kill) mariadb_kill ;;
+  mariadb-start) mariadb_up; log "mariadb ready" ;;
+  *) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac

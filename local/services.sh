@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs coupon-api and coupon-consumer as processes from their built jars against the local harness
 # (local/infra.sh must be up). Builds nothing: `cd services && ./mvnw -DskipTests package` first.
-# Usage: local/services.sh up|down|status|logs [api|consumer]...
+# Usage: local/services.sh up|down|status|logs|kill [api|consumer|consumer-N]...
+# consumer-N (N 2-5) is an extra consumer process on ports 8090+2(N-1) (+1 management), in the same
+# group, as KEDA adds pods; `kill` sends SIGKILL by PID (fault tests, tests/faults).
 # Environment: PORT_OFFSET, RUN_DIR (as for infra.sh); JAVA_OPTS (both), API_JAVA_OPTS,
 # CONSUMER_JAVA_OPTS (heap and collector, added after it); API_ARGS, CONSUMER_ARGS (extra program arguments);
 # SERVICES_START_TIMEOUT (s, default 900: 754 s was seen on a starved 2-core VM); SERVICES_STOP_TIMEOUT (s, default 40);
@@ -47,12 +49,14 @@ STOP_TIMEOUT=${SERVICES_STOP_TIMEOUT:-40}
 JWT_SECRET=${COUPON_SECURITY_JWT_SECRET:-local-dev-secret-change-me-0123456789abcdef}
 
 # name -> module, ports, extra options
-svc_module() { echo "coupon-$1"; }
-svc_port() { case $1 in api) echo "$API_PORT" ;; consumer) echo "$CONSUMER_PORT" ;; esac; }
-svc_mgmt_port() { case $1 in api) echo "$API_MGMT_PORT" ;; consumer) echo "$CONSUMER_MGMT_PORT" ;; esac; }
-svc_java_opts() { case $1 in api) echo "${API_JAVA_OPTS:-}" ;; consumer) echo "${CONSUMER_JAVA_OPTS:-}" ;; esac; }
-svc_args() { case $1 in api) echo "${API_ARGS:-}" ;; consumer) echo "${CONSUMER_ARGS:-}" ;; esac; }
-svc_log() { echo "$RUN_DIR/logs/$(svc_module "$1").log"; }
+# consumer-N runs the consumer's jar with the consumer's options on ports of its own.
+svc_module() { echo "coupon-${1%%-*}"; }
+svc_extra() { echo $(( ${1#consumer-} - 1 )); }
+svc_port() { case $1 in api) echo "$API_PORT" ;; consumer) echo "$CONSUMER_PORT" ;; consumer-*) echo $((CONSUMER_PORT + 2 * $(svc_extra "$1"))) ;; esac; }
+svc_mgmt_port() { echo $(( $(svc_port "$1") + 1 )); }
+svc_java_opts() { case $1 in api) echo "${API_JAVA_OPTS:-}" ;; consumer*) echo "${CONSUMER_JAVA_OPTS:-}" ;; esac; }
+svc_args() { case $1 in api) echo "${API_ARGS:-}" ;; consumer*) echo "${CONSUMER_ARGS:-}" ;; esac; }
+svc_log() { echo "$RUN_DIR/logs/coupon-$1.log"; }
 
 # The executable jar: target/coupon-<name>-<version>.jar, not the -plain (or -sources) one.
 svc_jar() {
@@ -146,14 +150,29 @@ cmd_status() {
   done
 }
 
+ports_closed() { ! port_open "$(svc_port "$1")" && ! port_open "$(svc_mgmt_port "$1")"; }
+
+cmd_kill() {
+  local n
+  for n in "$@"; do
+    is_running "$n" || die "$n is not running"
+    log "$n: SIGKILL (pid $(pid_of "$n"))"
+    stop_pid "$n" KILL 10
+    # A JVM's main thread turns zombie while its other threads still hold the sockets: wait for the
+    # ports too, so that `up` can start it again at once.
+    wait_until 30 "$n's ports to close" ports_closed "$n"
+  done
+}
+
 cmd_logs() { local n; for n in $(names "$@"); do echo "==> $(svc_log "$n") <=="; tail -n "${LINES_SHOWN:-100}" "$(svc_log "$n")" 2>/dev/null; done; }
 
 cmd=${1:-}; shift || true
-for n in "$@"; do case $n in api|consumer) ;; *) die "unknown service: $n (api or consumer)" ;; esac; done
+for n in "$@"; do case $n in api|consumer|consumer-[2-5]) ;; *) die "unknown service: $n (api, consumer or consumer-2..5)" ;; esac; done
 case "$cmd" in
   up) cmd_up "$@" ;;
   down) cmd_down "$@" ;;
   status) cmd_status "$@" ;;
   logs) cmd_logs "$@" ;;
-  *) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+  kill) [ $# -gt 0 ] || die "usage: $0 kill api|consumer|consumer-N..."; cmd_kill "$@" ;;
+  *) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac

@@ -83,3 +83,7 @@ mariadb_status() {
     printf '  %-16s down\n' mariadb
   fi
 }
+
+# ---- fault injection (tests/faults) ---------------------------------------------------------------
+# A clean shutdown (SIGTERM, as an orchestrator stops it) or a crash (SIGKILL; InnoDB recovers on start).
+mariadb_kill() { is_running mariadb || die "mariadb is not running"; log "mariadb: SIGKILL (pid $(pid_of mariadb))"; stop_pid mariadb KILL 10; }

@@ -80,3 +80,47 @@ redis_status() {
     fi
   done
 }
+
+# ---- fault injection (tests/faults) ---------------------------------------------------------------
+# redis_master_of KEY: the port of the live master that serves KEY's hash slot.
+redis_master_of() {
+  local at slot; at=$(redis_any_up)
+  slot=$(redis_cmd "$at" cluster keyslot "$1" | tr -d '\r')
+  # `cluster nodes`: id addr flags master ping pong epoch link slot-range...
+  redis_cmd "$at" cluster nodes | tr -d '\r' | awk -v s="$slot" '$3 ~ /master/ && $3 !~ /fail/ {
+    for (i = 9; i <= NF; i++) { n = split($i, r, "-"); lo = r[1]; hi = (n == 2 ? r[2] : r[1])
+      if (s + 0 >= lo + 0 && s + 0 <= hi + 0) { split($2, a, "[:@]"); print a[2]; exit } } }'
+}
+
+# a node that answers PING (the first port may be the one that was killed)
+redis_any_up() { local p; for p in "${REDIS_PORTS[@]}"; do [ "$(redis_cmd "$p" ping 2>/dev/null)" = PONG ] && { echo "$p"; return; }; done; echo "${REDIS_PORTS[0]}"; }
+
+redis_kill() {
+  local p=$1
+  is_running "redis-$p" || die "redis node $p is not running"
+  log "redis node $p: SIGKILL (pid $(pid_of "redis-$p"))"
+  stop_pid "redis-$p" KILL 10
+}
+
+# The cluster is whole again without node P: every one of the 16384 slots is served by a master
+# that is not P and not suspected of failing (`fail?` or `fail`), and the nodes say cluster_state:ok.
+redis_failed_over() {
+  local p=$1 q alive=
+  for q in "${REDIS_PORTS[@]}"; do
+    [ "$q" = "$p" ] && continue
+    [ "$(redis_cmd "$q" ping 2>/dev/null)" = PONG ] || continue
+    alive=$q
+    [ "$(redis_info "$q" cluster_state)" = ok ] || return 1
+  done
+  [ -n "$alive" ] || return 1
+  [ "$(redis_cmd "$alive" cluster nodes 2>/dev/null | tr -d '\r' | awk -v port="$p" '
+    $3 ~ /master/ && $3 !~ /fail/ && $2 !~ ":"port"@" {
+      for (i = 9; i <= NF; i++) { if ($i ~ /^\[/) continue; n = split($i, r, "-"); total += (n == 2 ? r[2] - r[1] + 1 : 1) } }
+    END { print total + 0 }')" = 16384 ]
+}
+
+redis_wait_failover() { wait_until "${2:-90}" "redis failover away from node $1" redis_failed_over "$1"; }
+
+# Starts node P again (it rejoins from its nodes.conf, as a replica once failed over) and waits
+# until every node sees a whole cluster.
+redis_restart() { redis_start_node "$1"; wait_until 90 "redis cluster_state:ok on every node" redis_all_ok; }
