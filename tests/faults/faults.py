@@ -1,0 +1,769 @@
+"""Faults under load (make test-faults): each scenario runs issuance traffic on a coupon whose demand
+exceeds its stock, injects one fault by PID or by stopping a server, lets the system recover, sells
+the rest of the stock to a late wave of users, and checks the invariants with the verifier.
+
+    faults.py [--only short|long|all|NAME[,NAME...]] [--out build/faults] [--list]
+
+Runs against the harness tests/faults/run.sh started (PORT_OFFSET, RUN_DIR). Per scenario it prints
+requests, answers by kind, rows, duplicates, over-issue, lost 202s, stranded stock, dead letters,
+time to recover and PASS/FAIL per invariant; build/faults/report.json holds one entry per scenario.
+docs/reliability.md describes the scenarios and their last results.
+"""
+import argparse
+import bisect
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from dataclasses import dataclass
+from typing import Callable
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "local"))
+# The fault harness's place (run.sh exports them): faults kill processes, never another suite's.
+os.environ.setdefault("PORT_OFFSET", "2000")
+os.environ.setdefault("RUN_DIR", os.path.join(ROOT, ".run", "infra-faults"))
+
+from verifier import tokens  # noqa: E402  the project's one JWT signer
+from verifier.harness import http  # noqa: E402
+from verifier.settings import Settings  # noqa: E402
+
+SETTINGS = Settings.from_env()
+OFFSET = SETTINGS.offset
+RUN_DIR = os.environ["RUN_DIR"]
+ADMIN = tokens.token("admin", SETTINGS.secret, admin=True, ttl=24 * 3600)
+LATE_OFFSET = 100_000  # user ids of the late wave: USER_PREFIX + (100000 + n)
+BURST_OFFSET = 50_000  # user ids of a burst wave
+
+
+def log(msg):
+    print(f"[faults {time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+# ---- the harness ----------------------------------------------------------------------------------
+
+def sh(*cmd, check=True, timeout=900):
+    """Runs a harness command (local/infra.sh, local/services.sh) and returns its stdout."""
+    res = subprocess.run(list(cmd), cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+    for line in res.stderr.splitlines():
+        print(f"    {line}", flush=True)
+    if check and res.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} exited {res.returncode}")
+    return res.stdout.strip()
+
+
+def infra(*args, **kw):
+    return sh("local/infra.sh", *args, **kw)
+
+
+def services(*args, **kw):
+    return sh("local/services.sh", *args, **kw)
+
+
+def pid_of(name):
+    """PID of a running harness process from its PID file (api, consumer, kafka-N, redis-PORT,
+    mariadb), only while that process still carries the file's marker (as local/lib/common.sh checks:
+    a recycled PID is never signalled)."""
+    base = os.path.join(RUN_DIR, "pids", f"{name}.pid")
+    try:
+        with open(base) as f:
+            pid = int(f.read().strip())
+        marker = open(base + ".marker").read().strip() if os.path.exists(base + ".marker") else RUN_DIR
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return pid if marker.encode() in f.read().replace(b"\0", b" ") else None
+    except (OSError, ValueError):
+        return None
+
+
+def signal_pid(name, sig):
+    pid = pid_of(name)
+    if pid is None:
+        raise RuntimeError(f"{name} has no PID file")
+    os.kill(pid, sig)
+    log(f"{name}: {signal.Signals(sig).name} (pid {pid})")
+    return pid
+
+
+def ready(port):
+    return http("GET", f"http://127.0.0.1:{port}/actuator/health/readiness", timeout=3)[0] == 200
+
+
+API_MGMT, CONSUMER_MGMT = 8081 + OFFSET, 8091 + OFFSET
+
+
+def whole():
+    """Every part of the harness is up and both services answer ready."""
+    status = infra("status", check=False)
+    return " down" not in status and ready(API_MGMT) and ready(CONSUMER_MGMT)
+
+
+def heal():
+    """Brings back whatever a scenario left down or paused; stops extra consumers."""
+    for f in os.listdir(os.path.join(RUN_DIR, "pids")):
+        pid = pid_of(f[:-4]) if f.endswith(".pid") else None
+        if pid:
+            try:
+                os.kill(pid, signal.SIGCONT)  # a scenario that failed may have left one stopped
+            except ProcessLookupError:
+                pass
+    extras = [f"consumer-{n}" for n in range(2, 6) if pid_of(f"consumer-{n}")]
+    if extras:
+        services("down", *extras, check=False)
+    if whole():
+        return
+    log("healing the harness: infra up, services up")
+    infra("up")
+    services("up")
+
+
+def counter_deltas(before, after, name, label):
+    """{label value: increase} of a counter between two scrapes; a process restarted in between
+    counts from zero."""
+    out = {}
+    for key, value in after.items():
+        if key.startswith(name + "{") and f'{label}="' in key:
+            start = before.get(key, 0.0)
+            delta = value - start if value >= start else value
+            if delta:
+                tag = key.split(f'{label}="')[1].split('"')[0]
+                out[tag] = out.get(tag, 0) + int(delta)
+    return out
+
+
+def scrape(port):
+    """A management port's /actuator/prometheus as {series: value}; {} when it does not answer."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/actuator/prometheus", timeout=5) as r:
+            text = r.read().decode()
+    except OSError:
+        return {}
+    out = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            name, _, value = line.rpartition(" ")
+            try:
+                out[name] = float(value)
+            except ValueError:
+                pass
+    return out
+
+
+def dead_letters():
+    """Records in the dead-letter topic (sum of its end offsets), read with the harness's Kafka jars."""
+    libs = sorted(d for d in os.listdir(os.path.join(ROOT, ".tools")) if d.startswith("kafka-"))
+    java = os.path.join(os.environ.get("JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64"), "bin", "java")
+    cmd = [java, "-Xmx128m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
+           "-cp", os.path.join(ROOT, ".tools", libs[-1], "libs", "*"), "org.apache.kafka.tools.GetOffsetShell",
+           "--bootstrap-server", SETTINGS.kafka_bootstrap, "--topic", "coupon-issuance-dlt"]
+    for _ in range(3):
+        res = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        lines = [ln.rsplit(":", 1) for ln in res.stdout.splitlines() if ln.count(":") >= 2]
+        if res.returncode == 0 and lines:
+            return sum(int(n) for _, n in lines)
+        time.sleep(3)
+    return None
+
+
+# ---- one scenario's run ---------------------------------------------------------------------------
+
+@dataclass
+class Wave:
+    name: str
+    summary: str
+    csv: str
+    proc: subprocess.Popen
+    started: float
+
+
+REDIS_PORTS = [7001 + OFFSET + i for i in range(6)]
+
+
+def reservations(coupon):
+    """The coupon's reservations in Redis (HLEN of its issued hash, following cluster redirects);
+    None while no node answers for its slot."""
+    for port in REDIS_PORTS:
+        try:
+            out = subprocess.run(["redis-cli", "-c", "-p", str(port), "HLEN", f"{{coupon:{coupon}}}:issued"],
+                                 capture_output=True, text=True, timeout=3)
+        except subprocess.TimeoutExpired:
+            continue
+        if out.returncode == 0 and out.stdout.strip().isdigit():
+            return int(out.stdout.strip())
+    return None
+
+
+class Probe(threading.Thread):
+    """Every second: the coupon's reservations in Redis and rows in MariaDB, each read directly, so
+    that one store down does not blind the other; backlog = reservations - rows, with the last row
+    count while MariaDB is down (no row can be written then). Also the API's reconciliation view."""
+
+    def __init__(self, coupon):
+        super().__init__(daemon=True)
+        self.coupon, self.samples, self.stop = coupon, [], threading.Event()
+        self.rows, self.db = None, None
+
+    def count_rows(self):
+        import pymysql
+
+        try:
+            if self.db is None:
+                host, port, name = SETTINGS.db_address()
+                self.db = pymysql.connect(host=host, port=port, user=SETTINGS.db_user, password=SETTINGS.db_password,
+                                          database=name, autocommit=True, connect_timeout=2, read_timeout=3)
+            with self.db.cursor() as cur:
+                cur.execute("SELECT COUNT(*) FROM issued_coupons WHERE coupon_id = %s", (self.coupon,))
+                self.rows = cur.fetchone()[0]
+            return True
+        except Exception:  # MariaDB down or restarting: keep the last count, reconnect next time
+            self.db = None
+            return False
+
+    def run(self):
+        url = f"{SETTINGS.api_url}/api/v1/admin/coupons/{self.coupon}/reconciliation"
+        while not self.stop.is_set():
+            t = time.time()
+            held = reservations(self.coupon)
+            db_up = self.count_rows()
+            status, body = http("GET", url, bearer=ADMIN, timeout=3)
+            ok = status == 200 and isinstance(body, dict)
+            self.samples.append({
+                "t": t, "reservations": held, "rows": self.rows, "db_up": db_up, "status": status,
+                "backlog": max(0, held - self.rows) if held is not None and self.rows is not None else None,
+                **({k: body.get(k) for k in ("pending", "remaining", "consistent")} if ok else {})})
+            self.stop.wait(max(0.0, 1.0 - (time.time() - t)))
+
+
+class Run:
+    """The context a scenario's injection gets: the clock, marks, waves, the coupon."""
+
+    def __init__(self, scenario, coupon, out):
+        self.sc, self.coupon, self.out = scenario, coupon, out
+        self.prefix = f"{scenario.name}-{coupon}-"
+        self.t0 = time.time()
+        self.marks = []  # (label, epoch seconds, detail)
+        self.waves = []
+        self.notes = {}
+
+    def at(self, offset_s):
+        """Sleeps until offset_s seconds after the main wave started."""
+        delay = self.t0 + offset_s - time.time()
+        if delay > 0:
+            time.sleep(delay)
+
+    def mark(self, label, detail=""):
+        t = time.time()
+        self.marks.append((label, t, detail))
+        log(f"  t+{t - self.t0:5.1f}s {label} {detail}")
+        return t
+
+    def mark_time(self, label):
+        return next((t for lb, t, _ in self.marks if lb == label), None)
+
+    def wave(self, name, script, env):
+        """Starts a k6 scenario in the background on the run's coupon, with per-request CSV output."""
+        summary = os.path.join(self.out, f"{name}-k6.json")
+        out_csv = os.path.join(self.out, f"{name}-k6.csv")
+        full = {**os.environ, "COUPON_ID": str(self.coupon), "BASE_URL": SETTINGS.api_url,
+                "USER_PREFIX": self.prefix, "SUMMARY_PATH": summary, "K6_CSV_TIME_FORMAT": "unix_milli",
+                # correctness, not latency: thresholds are not judged here
+                "P95_MS": "600000", "P99_MS": "600000", "MAX_UNEXPECTED_RATE": "1", "MAX_FAILED_RATE": "1",
+                "REQUEST_TIMEOUT": "20s", "LOG_VUS": "0", **{k: str(v) for k, v in env.items()}}
+        logf = open(os.path.join(self.out, f"{name}-k6.log"), "w")
+        proc = subprocess.Popen(["nice", "-n", "10", "loadtests/run.sh", script, "--quiet", "--out", f"csv={out_csv}"],
+                                cwd=ROOT, env=full, stdout=logf, stderr=subprocess.STDOUT)
+        w = Wave(name, summary, out_csv, proc, time.time())
+        self.waves.append(w)
+        return w
+
+    def wait_waves(self, timeout=600):
+        for w in self.waves:
+            rc = w.proc.wait(timeout=timeout)
+            # 0: thresholds passed; 99: a threshold failed (gave-up users under a fault are expected)
+            if rc not in (0, 99) or not os.path.exists(w.summary):
+                raise RuntimeError(f"k6 wave {w.name} exited {rc} (see {self.out}/{w.name}-k6.log)")
+
+
+@dataclass
+class Scenario:
+    name: str
+    title: str
+    length: str  # short | long
+    quantity: int
+    rate: int  # main wave: new users per second
+    duration: int  # main wave: seconds
+    inject: Callable[[Run], None]
+    # extra judged checks: (Run, result dict) -> [(name, ok, detail)]
+    checks: Callable[[Run, dict], list] = lambda run, res: []
+    settle_timeout: float = 120.0
+
+
+# ---- the eight faults -----------------------------------------------------------------------------
+
+def kafka_node_down(nodes, down_s):
+    def inject(run):
+        run.at(15)
+        pids = [signal_pid(f"kafka-{n}", signal.SIGKILL) for n in nodes]
+        run.mark("fault", f"SIGKILL kafka node(s) {','.join(map(str, nodes))} (pid {','.join(map(str, pids))})")
+        run.at(15 + down_s)
+        run.mark("restart", "local/infra.sh kafka-start " + " ".join(map(str, nodes)))
+        infra("kafka-start", *map(str, nodes))
+        run.mark("restored", "every partition fully replicated again")
+    return inject
+
+
+def consumer_killed_mid_batch(run):
+    # Stop the consumer for 10 s so that a backlog builds, let it go and kill it 0.5 s later: it is
+    # then inside the batches of that backlog (rows written, offsets not yet committed, or both).
+    run.at(15)
+    signal_pid("consumer", signal.SIGSTOP)
+    run.mark("paused", "SIGSTOP consumer: a backlog builds")
+    run.at(25)
+    signal_pid("consumer", signal.SIGCONT)
+    time.sleep(0.5)
+    pid = pid_of("consumer")
+    services("kill", "consumer")
+    run.mark("fault", f"SIGCONT then SIGKILL consumer (pid {pid}) 0.5 s into its backlog")
+    run.mark("restart", "local/services.sh up consumer")
+    services("up", "consumer")
+    run.mark("restored", "consumer ready")
+
+
+def mariadb_down(down_s):
+    def inject(run):
+        run.at(15)
+        pid = pid_of("mariadb")
+        infra("mariadb-stop")
+        run.mark("fault", f"MariaDB stopped (SIGTERM, pid {pid}) for {down_s} s")
+        run.at(15 + down_s)
+        infra("mariadb-start")
+        run.mark("restored", "MariaDB answers again")
+    return inject
+
+
+def redis_master_killed(run):
+    run.at(15)
+    port = infra("redis-master-of", f"{{coupon:{run.coupon}}}:meta")
+    pid = pid_of(f"redis-{port}")
+    infra("redis-kill", port)
+    run.notes["redis_port"] = port
+    run.mark("fault", f"SIGKILL the Redis master of the coupon's slot, :{port} (pid {pid})")
+    infra("redis-wait-failover", port, "120")
+    run.mark("failed_over", "every slot served by a live master")
+    # Down for 20 s more (the client must find the new master by itself), then back, as a
+    # restarted pod comes back: it rejoins as a replica, and the client reconnects to it.
+    run.at(time.time() - run.t0 + 20)
+    infra("redis-start", port)
+    run.mark("restored", f"node :{port} back as a replica")
+
+
+def redis_flushed(run):
+    run.at(15)
+    infra("redis-flush")
+    run.mark("fault", "FLUSHALL on every master")
+
+
+def api_killed(run):
+    # To kill the API while requests sit between their reservation and their send, the sends are
+    # made slow first: a burst of users arrives while one broker is paused (SIGSTOP), so acks=all
+    # waits and every request in flight holds a reservation whose record is still in the producer.
+    run.at(19)
+    run.wave("burst", "spike.js", {"VUS": 150, "USERS": 150, "RAMP": "1s", "RETRY_FRACTION": 0,
+                                   "POLL_INTERVAL": 0, "SHED_RETRIES": 0, "USER_OFFSET": BURST_OFFSET})
+    run.at(20)
+    signal_pid("kafka-3", signal.SIGSTOP)
+    run.mark("slow_sends", "SIGSTOP kafka node 3: sends wait for its acks")
+    run.at(21.5)
+    pid = pid_of("api")
+    services("kill", "api")
+    run.mark("fault", f"SIGKILL coupon-api (pid {pid}) with requests between reservation and send")
+    signal_pid("kafka-3", signal.SIGCONT)
+    run.mark("restart", "SIGCONT kafka node 3; local/services.sh up api")
+    services("up", "api")
+    run.mark("restored", "api ready")
+
+
+def consumers_scaled(run):
+    run.at(5)
+    run.mark("fault", "scale out: start consumer-2, consumer-3 (same group, cooperative-sticky)")
+    services("up", "consumer-2", "consumer-3")
+    run.mark("scaled_out", "3 consumer processes in the group")
+    run.at(max(time.time() - run.t0 + 10, 55))
+    services("down", "consumer-2")
+    run.mark("scale_in_1", "consumer-2 stopped (SIGTERM, as KEDA removes a pod)")
+    run.at(time.time() - run.t0 + 10)
+    services("down", "consumer-3")
+    run.mark("restored", "consumer-3 stopped: back to one consumer")
+
+
+# extra checks -----------------------------------------------------------------------------------
+
+def sheds_fast(run, res):
+    p99 = res["answers"]["p99_503_ms"]
+    return [("503s come fast (p99 <= 5 s)", p99 <= 5000, f"p99 of {res['answers']['503']} 503s: {p99:.0f} ms"),
+            ("no hanging requests", res["answers"]["no_answer"] == 0,
+             f"{res['answers']['no_answer']} requests without an answer within 20 s")]
+
+
+def every_request_answered(run, res):
+    n = res["answers"]["no_answer"]
+    return [("every request answered", n == 0, f"{n} requests without an answer within 20 s")]
+
+
+def sold_out_is_final(run, res):
+    n = res["answers"]["sold_out_then_issued"]
+    return [("a 410 is final (no stock came back after it)", n == 0,
+             f"{n} answers 410 SOLD_OUT before a later request got 202")]
+
+
+def issuance_unaffected(run, res):
+    n503 = res["answers"]["503"]
+    return every_request_answered(run, res) + [
+        ("issuance unaffected (no 503)", n503 == 0, f"{n503} answered 503")]
+
+
+def failover_bounded(run, res):
+    out = every_request_answered(run, res)
+    fault, over = run.mark_time("fault"), run.mark_time("failed_over")
+    window = (over - fault) if fault and over else None
+    late = res["answers"].get("503_after_failover_10s", 0)
+    out.append(("errors only during the failover", late == 0,
+                f"{res['answers']['503']} 503s, failover took {window:.1f} s, {late} 503s later than 10 s after it"
+                if window is not None else "no failover seen"))
+    return out
+
+
+def backlog_drained(run, res):
+    grew = res["backlog_peak"] >= run.sc.rate * 10
+    return issuance_unaffected(run, res) + [
+        ("backlog grew during the outage, then drained", grew and res["lag_recovered_s"] is not None,
+         f"peak {res['backlog_peak']} records, back after {res['lag_recovered_s']} s")]
+
+
+def stale_released(run, res):
+    n = res.get("reconciler", {}).get("release_stale", 0)
+    back = res["lag_recovered_s"]
+    restart = run.mark_time("restored") - run.mark_time("fault") if run.mark_time("restored") else None
+    # the reconciler's period: a reservation is stale 30 s after it was made, runs every 2 s
+    bound = (restart or 0) + 30 + 2 + 10
+    return [("the kill stranded reservations, the reconciler released them", n > 0 and res["stranded"] == 0,
+             f"{n} stale reservations released, then sold to later users"),
+            ("within the reconciler's period", back is not None and back <= bound,
+             f"stock back {back} s after the kill (bound: restart {restart and round(restart, 1)} s + 30 s stale-after "
+             f"+ 2 s interval + 10 s)")]
+
+
+SCENARIOS = [
+    Scenario("kafka-broker", "One Kafka broker SIGKILLed mid-spike, restarted 30 s later", "short",
+             quantity=400, rate=8, duration=75, inject=kafka_node_down([2], 30), checks=lambda r, s: every_request_answered(r, s)),
+    Scenario("kafka-two-brokers", "Two Kafka brokers SIGKILLed (no quorum, no ISR), restarted 30 s later", "long",
+             quantity=400, rate=8, duration=100, inject=kafka_node_down([2, 3], 30), checks=sheds_fast),
+    Scenario("consumer-kill", "The consumer SIGKILLed mid-batch (inside a backlog) and restarted", "short",
+             quantity=500, rate=10, duration=60, inject=consumer_killed_mid_batch, checks=issuance_unaffected),
+    Scenario("mariadb-down", "MariaDB stopped for 30 s under load", "short",
+             quantity=500, rate=10, duration=70, inject=mariadb_down(30), checks=backlog_drained),
+    Scenario("redis-failover", "The Redis master of the coupon SIGKILLed: failover to its replica", "long",
+             quantity=600, rate=10, duration=90, inject=redis_master_killed, checks=failover_bounded),
+    Scenario("redis-flush", "Redis flushed entirely mid-event", "short",
+             quantity=400, rate=10, duration=50, inject=redis_flushed, checks=lambda r, s: every_request_answered(r, s)),
+    Scenario("api-kill", "coupon-api SIGKILLed between reservation and send, restarted", "short",
+             quantity=400, rate=8, duration=70, inject=api_killed, checks=stale_released),
+    Scenario("consumer-scale", "Consumers scaled out to 3 and back in during the spike", "long",
+             quantity=900, rate=10, duration=100, inject=consumers_scaled, checks=issuance_unaffected),
+]
+
+
+# ---- measuring --------------------------------------------------------------------------------------
+
+def read_requests(path):
+    """(answered at ms, duration ms, status, error code) of every issuance POST in a k6 CSV."""
+    out = []
+    if not os.path.exists(path):
+        return out
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            if row["metric_name"] == "http_req_duration" and row.get("name") == "issue":
+                out.append((int(row["timestamp"]), float(row["metric_value"]), int(row["status"] or 0),
+                            row.get("error_code") or ""))
+    return out
+
+
+def pct(values, p):
+    if not values:
+        return 0.0
+    s = sorted(values)
+    return s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))]
+
+
+def answers(run, requests):
+    by = {}
+    for _, _, st, _ in requests:
+        by[st] = by.get(st, 0) + 1
+    d503 = [d for _, d, st, _ in requests if st == 503]
+    out = {"requests": len(requests), "202": by.get(202, 0), "409": by.get(409, 0), "410": by.get(410, 0),
+           "503": by.get(503, 0), "no_answer": by.get(0, 0),
+           "timeouts": sum(1 for _, _, st, e in requests if st == 0 and e == "1050"),
+           "other": sum(n for st, n in by.items() if st not in (0, 202, 409, 410, 503)),
+           "p99_503_ms": round(pct(d503, 99), 1), "max_ms": round(max((d for _, d, _, _ in requests), default=0), 1)}
+    # A 410 is final for its user: a 202 to a request sent after it means stock came back that the
+    # 410 denied (stranded for a while). Held units answer 503, not 410, precisely to avoid this.
+    first_202_after = sorted((ts - d) for ts, d, st, _ in requests if st == 202)
+    out["sold_out_then_issued"] = sum(1 for ts, _, st, _ in requests if st == 410
+                                      and bisect.bisect_right(first_202_after, ts) < len(first_202_after))
+    over = run.mark_time("failed_over")
+    if over:
+        out["503_after_failover_10s"] = sum(1 for ts, _, st, _ in requests if st == 503 and ts / 1000 > over + 10)
+    return out
+
+
+def recovery(run, requests, probe):
+    """first_202_s: the first 202 answered to a request sent after the fault; lag_recovered_s: the
+    backlog (pending) back at its level before the fault, after the fault ended."""
+    fault = run.mark_time("fault")
+    out = {"first_202_s": None, "lag_recovered_s": None, "backlog_peak": 0, "probe_errors": 0}
+    if fault is None:
+        return out
+    firsts = [ts / 1000 for ts, d, st, _ in requests if st == 202 and (ts - d) / 1000 >= fault]
+    out["first_202_s"] = round(min(firsts) - fault, 1) if firsts else None
+    first_mark = run.marks[0][1]  # the backlog's level before anything was done to the system
+    before = [s["backlog"] for s in probe if s["t"] < first_mark and s.get("backlog") is not None]
+    baseline = max([5] + before[-10:])
+    end = max(t for lb, t, _ in run.marks if lb in ("fault", "restored", "failed_over"))
+    after = [s for s in probe if s["t"] >= fault]
+    out["backlog_peak"] = max([s.get("backlog") or 0 for s in probe if s["t"] >= first_mark] or [0])
+    out["probe_errors"] = sum(1 for s in after if s["status"] != 200)
+    for s in after:
+        if s["t"] >= end and s.get("backlog") is not None and s["backlog"] <= baseline:
+            out["lag_recovered_s"] = round(s["t"] - fault, 1)
+            break
+    return out
+
+
+def settle(run, timeout):
+    """Waits until the coupon's Redis view equals MySQL with nothing pending (drained and repaired)."""
+    url = f"{SETTINGS.api_url}/api/v1/admin/coupons/{run.coupon}/reconciliation"
+    start = time.time()
+    last = None
+    while time.time() - start < timeout:
+        status, body = http("GET", url, bearer=ADMIN, timeout=5)
+        if status == 200 and isinstance(body, dict):
+            last = body
+            if body.get("consistent") and body.get("pending") == 0:
+                return round(time.time() - start, 1), body
+        time.sleep(1)
+    return None, last
+
+
+def merge(summaries):
+    """One k6 summary for the verifier from the waves of a run (counts summed)."""
+    keys = ("requests", "accepted", "duplicate", "sold_out", "not_open", "shed", "timed_out", "gave_up",
+            "requesters", "confirmed", "unconfirmed", "unexpected")
+    out = dict(summaries[0])
+    for k in keys:
+        out[k] = sum(int(s.get(k, 0) or 0) for s in summaries)
+    out.update(scenario="faults", user_offset=0, users=0, thresholds={}, thresholds_ok=True)
+    return out
+
+
+JUDGED = ("never over-issued", "no stranded stock", "slots within 1..quantity", "one coupon per user",
+          "every 202 persisted", "no row without a 202", "Redis view = MySQL", "consumer lag 0")
+
+
+def run_scenario(sc, index, out_dir, base):
+    out = os.path.join(out_dir, sc.name)
+    os.makedirs(out, exist_ok=True)
+    for f in os.listdir(out):
+        os.remove(os.path.join(out, f))
+    coupon = base + index
+    log(f"=== {sc.name} ({sc.length}): {sc.title}")
+    t_start = time.time()
+    heal()
+    dlt_before = dead_letters()
+    api_before, consumer_before = scrape(API_MGMT), scrape(CONSUMER_MGMT)
+    sh("local/verify.sh", "register", "--coupon", str(coupon), "--quantity", str(sc.quantity))
+    run = Run(sc, coupon, out)
+    probe = Probe(coupon)
+    probe.start()
+    run.wave("main", "arrival-rate.js", {"STAGES": f"{sc.rate}:{sc.duration}s", "MAX_VUS": 300, "SHED_RETRIES": 3})
+    log(f"  main wave: {sc.rate} new users/s for {sc.duration} s on coupon {coupon} (quantity {sc.quantity})")
+    error = None
+    try:
+        sc.inject(run)
+    except Exception as e:  # the run is still judged: a failed injection is a FAIL of its own
+        error = f"injection failed: {e}"
+        log(f"  {error}")
+    run.wait_waves()
+    run.mark("load_end")
+    settled_s, rec = settle(run, sc.settle_timeout)
+    run.mark("settled" if settled_s is not None else "not_settled", json.dumps(rec))
+    remaining = (rec or {}).get("remaining", sc.quantity)
+    late_users = max(20, int(remaining) + 20)
+    late = run.wave("late", "spike.js", {"VUS": min(late_users, 100), "USERS": late_users, "RAMP": "2s",
+                                         "RETRY_FRACTION": 0, "POLL_INTERVAL": 0, "SHED_RETRIES": 5,
+                                         "USER_OFFSET": LATE_OFFSET})
+    run.wait_waves()
+    run.mark("late_end", f"{late_users} late users")
+    probe.stop.set()
+    summaries = [json.load(open(w.summary)) for w in run.waves]
+    merged = merge(summaries)
+    with open(os.path.join(out, "merged-k6.json"), "w") as f:
+        json.dump(merged, f, indent=2)
+    verified = os.path.join(out, "verified.json")
+    vres = subprocess.run(["local/verify.sh", "verify", "--k6", os.path.join(out, "merged-k6.json"),
+                           "--quantity", str(sc.quantity), "--drain-timeout", "90", "--reconcile-timeout", "60",
+                           "--ignore-thresholds", "--out", verified], cwd=ROOT, capture_output=True, text=True)
+    with open(os.path.join(out, "verify.txt"), "w") as f:
+        f.write(vres.stdout + vres.stderr)
+    v = json.load(open(verified))["verification"] if os.path.exists(verified) else {"checks": {}}
+    dlt_after = dead_letters()
+    requests = [r for w in run.waves for r in read_requests(w.csv)]
+    api = scrape(API_MGMT)
+    consumer = scrape(CONSUMER_MGMT)
+    res = {
+        "scenario": sc.name, "length": sc.length, "title": sc.title, "coupon": coupon, "quantity": sc.quantity,
+        "answers": answers(run, requests),
+        "requesters": merged["requesters"], "gave_up": merged["gave_up"],
+        "rows": v.get("rows"), "duplicates": (v.get("duplicates") or 0) + (v.get("duplicate_slots") or 0),
+        "over_issue": v.get("over_issue"), "lost_202": v.get("lost_acceptances"),
+        "stranded": max(0, min(sc.quantity, merged["requesters"]) - (v.get("rows") or 0)),
+        "dead_letters": (dlt_after - dlt_before) if None not in (dlt_before, dlt_after) else None,
+        "settled_s": settled_s,
+        "reconciler": counter_deltas(api_before, api, "coupon_reconciler_actions_total", "action"),
+        "compensations": counter_deltas(api_before, api, "coupon_compensations_total", "reason"),
+        "consumer_duplicates_skipped": sum(counter_deltas(consumer_before, consumer, "coupon_consumer_duplicates_total",
+                                                          "application").values()),
+        "marks": [(lb, round(t - run.t0, 1), d) for lb, t, d in run.marks],
+        "notes": run.notes,
+    }
+    res.update(recovery(run, requests, probe.samples))
+    res["recovery_s"] = max([x for x in (res["first_202_s"], res["lag_recovered_s"]) if x is not None], default=None)
+    checks = [(name, v["checks"].get(name), verifier_detail(vres.stdout, name)) for name in JUDGED
+              if name in v["checks"]]
+    if not v["checks"]:
+        checks.append(("verifier ran", False, (vres.stdout + vres.stderr)[-300:]))
+    checks.append(("nothing dead-lettered", res["dead_letters"] == 0, f"{res['dead_letters']} records in the DLT"))
+    checks.append(("recovered", res["recovery_s"] is not None or run.mark_time("fault") is None,
+                   f"first 202 after {res['first_202_s']} s, backlog back after {res['lag_recovered_s']} s"))
+    checks.append(("settled (Redis = MySQL, nothing pending)", settled_s is not None, f"after {settled_s} s"))
+    if error:
+        checks.append(("fault injected", False, error))
+    checks += sc.checks(run, res)
+    if sc.name != "api-kill":  # a crash strands reservations until the reconciler's period: by design
+        checks += sold_out_is_final(run, res)
+    res["checks"] = [{"name": n, "ok": bool(ok), "detail": d} for n, ok, d in checks]
+    res["passed"] = all(c["ok"] for c in res["checks"])
+    res["run_s"] = round(time.time() - t_start, 1)
+    with open(os.path.join(out, "probe.json"), "w") as f:
+        json.dump(probe.samples, f)
+    with open(os.path.join(out, "result.json"), "w") as f:
+        json.dump(res, f, indent=2)
+    print(scenario_text(res), flush=True)
+    return res
+
+
+def verifier_detail(text, name):
+    """The detail the verifier printed for one check ("  PASS  <name padded>  <detail>")."""
+    for line in (text or "").splitlines():
+        body = line.strip()
+        if body[:4] in ("PASS", "FAIL") and body[4:].strip().startswith(name):
+            return body[4:].strip()[len(name):].strip()
+    return ""
+
+
+def scenario_text(r):
+    a = r["answers"]
+    lines = [
+        f"--- {r['scenario']} ({r['length']}): {r['title']}",
+        f"    requests {a['requests']}: 202 {a['202']}, 409 {a['409']}, 410 {a['410']}, 503 {a['503']}, "
+        f"no answer {a['no_answer']} (timeouts {a['timeouts']}), other {a['other']}; p99 of 503s {a['p99_503_ms']} ms, "
+        f"max {a['max_ms']} ms",
+        f"    rows {r['rows']} of {r['quantity']}, requesters {r['requesters']}, gave up {r['gave_up']}; duplicates "
+        f"{r['duplicates']}, over-issue {r['over_issue']}, lost 202s {r['lost_202']}, stranded {r['stranded']}, "
+        f"dead letters {r['dead_letters']}",
+        f"    recovery: first 202 after the fault {r['first_202_s']} s, backlog back after {r['lag_recovered_s']} s "
+        f"(peak {r['backlog_peak']}), settled {r['settled_s']} s after the load; run {r['run_s']} s",
+        f"    reconciler {r['reconciler']}, compensations {r['compensations']}, "
+        f"duplicates skipped by the consumer {r['consumer_duplicates_skipped']:.0f}",
+        "    timeline: " + ", ".join(f"{lb} t+{t}s" for lb, t, _ in r["marks"]),
+    ]
+    for c in r["checks"]:
+        lines.append(f"    {'PASS' if c['ok'] else 'FAIL'}  {c['name']}: {c['detail']}")
+    lines.append(f"    => {'PASS' if r['passed'] else 'FAIL'}")
+    return "\n".join(lines)
+
+
+def table(results):
+    head = ("| scenario | length | requests | 202 | 409 | 410 | 503 | no answer | rows/qty | dup | over | lost 202 "
+            "| stranded | DLT | first 202 s | backlog s | run s | result |")
+    lines = [head, "|" + "---|" * (head.count("|") - 1)]
+    for r in results:
+        a = r["answers"]
+        lines.append(f"| {r['scenario']} | {r['length']} | {a['requests']} | {a['202']} | {a['409']} | {a['410']} | "
+                     f"{a['503']} | {a['no_answer']} | {r['rows']}/{r['quantity']} | {r['duplicates']} | "
+                     f"{r['over_issue']} | {r['lost_202']} | {r['stranded']} | {r['dead_letters']} | "
+                     f"{r['first_202_s']} | {r['lag_recovered_s']} | {r['run_s']} | "
+                     f"{'PASS' if r['passed'] else 'FAIL'} |")
+    return "\n".join(lines)
+
+
+def select(only):
+    if only in ("all", ""):
+        return SCENARIOS
+    if only in ("short", "long"):
+        return [s for s in SCENARIOS if s.length == only]
+    names = only.split(",")
+    unknown = set(names) - {s.name for s in SCENARIOS}
+    if unknown:
+        raise SystemExit(f"unknown scenario(s): {', '.join(sorted(unknown))}")
+    return [s for s in SCENARIOS if s.name in names]
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--only", default=os.environ.get("FAULTS", "all"))
+    p.add_argument("--out", default=os.path.join(ROOT, "build", "faults"))
+    p.add_argument("--list", action="store_true")
+    a = p.parse_args(argv)
+    chosen = select(a.only)
+    if a.list:
+        for s in SCENARIOS:
+            print(f"{s.name:18} {s.length:5} {s.title}")
+        return 0
+    os.makedirs(a.out, exist_ok=True)
+    base = int(time.time() * 1000) * 10
+    results = []
+    for sc in chosen:
+        index = SCENARIOS.index(sc)
+        try:
+            results.append(run_scenario(sc, index, a.out, base))
+        except Exception as e:
+            log(f"{sc.name}: ERROR {e}")
+            results.append({"scenario": sc.name, "length": sc.length, "title": sc.title, "passed": False,
+                            "error": str(e), "answers": {k: None for k in ("requests", "202", "409", "410", "503",
+                                                                           "no_answer")},
+                            **{k: None for k in ("rows", "quantity", "duplicates", "over_issue", "lost_202",
+                                                 "stranded", "dead_letters", "first_202_s", "lag_recovered_s",
+                                                 "recovery_s", "run_s")}})
+    report = [{"scenario": r["scenario"], "length": r["length"], "passed": r["passed"], "lost_202": r["lost_202"],
+               "over_issue": r["over_issue"], "duplicates": r["duplicates"], "stranded": r["stranded"],
+               "recovery_s": r["recovery_s"], "first_202_s": r["first_202_s"],
+               "lag_recovered_s": r["lag_recovered_s"], "dead_letters": r["dead_letters"], "run_s": r["run_s"],
+               **({"error": r["error"]} if "error" in r else {})} for r in results]
+    with open(os.path.join(a.out, "report.json"), "w") as f:
+        json.dump(report, f, indent=2)
+    text = table(results)
+    with open(os.path.join(a.out, "report.md"), "w") as f:
+        f.write(text + "\n")
+    print("\n" + text)
+    failed = [r["scenario"] for r in results if not r["passed"]]
+    print(f"\ntest-faults: {len(results) - len(failed)}/{len(results)} scenarios passed"
+          + (f"; FAILED: {', '.join(failed)}" if failed else ""))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
