@@ -4,16 +4,11 @@
 .PHONY: cluster-up cluster-down cluster-status test-cluster
 
 cluster-up: ## single-node Kubernetes here (kubelet on containerd, CoreDNS, KEDA) + data stores + images
-	scripts/tools.sh node apt kafka
-	k8s/node/node.sh up
-	k8s/node/platform.sh install
-	HARNESS_HOST=10.245.0.1 RUN_DIR=$(ROOT)/.run/cluster/infra k8s/node/node.sh exec local/infra.sh up
-	k8s/node/event-images.sh all
+	k8s/node/cluster.sh up
 	@echo "cluster up: k8s/node/node.sh exec helm install my-event \$$(tests/chart/offline-chart.sh) -n my-event --create-namespace -f tests/cluster/values.yaml"
 
 cluster-down: ## stop the single-node cluster and its data stores, remove their state
-	-HARNESS_HOST=10.245.0.1 RUN_DIR=$(ROOT)/.run/cluster/infra k8s/node/node.sh exec local/infra.sh down
-	k8s/node/node.sh down
+	k8s/node/cluster.sh down
 
 cluster-status: ## the node's processes and nodes
 	k8s/node/node.sh status

@@ -98,6 +98,12 @@ tool_k6() {
 tool_etcd() {
   go_build_wrapped etcd "$ETCD_VERSION" go.etcd.io/etcd/server/v3 "go.etcd.io/etcd/server/v3 $ETCD_VERSION"
 }
+# module_gomod MODULE@VERSION: the path of that module's go.mod in the module cache (downloaded).
+module_gomod() {
+  (cd "$TOOLS/src" && GOFLAGS=-mod=mod go mod download -json "$1" \
+    | python3 -c 'import json,sys; print(json.load(sys.stdin)["GoMod"])')
+}
+
 # k8s.io/kubernetes replaces its staging modules with ./staging paths; a wrapper module must replace
 # each of them with the published release of the same minor. kube-apiserver and kubectl share it.
 kube_build() {
@@ -106,8 +112,7 @@ kube_build() {
   have "$name" "$key" && return 0
   from_cache "$name" "$key" && return 0
   local gomod extra="replace (" s
-  gomod=$(cd "$TOOLS/src" && GOFLAGS=-mod=mod go mod download -json "k8s.io/kubernetes@$KUBERNETES_VERSION" \
-    | python3 -c 'import json,sys; print(json.load(sys.stdin)["GoMod"])')
+  gomod=$(module_gomod "k8s.io/kubernetes@$KUBERNETES_VERSION")
   for s in $(sed -n 's#^[[:space:]]*k8s.io/\([a-z0-9-]*\) => ./staging/.*#\1#p' "$gomod"); do
     extra+=$'\n'"  k8s.io/$s => k8s.io/$s $KUBE_STAGING_VERSION"
   done
@@ -133,8 +138,7 @@ tool_kube_proxy() { kube_build kube-proxy k8s.io/kubernetes/cmd/kube-proxy; }
 # repeat it, since replace directives of a dependency do not apply).
 module_replaces() {
   local gomod
-  gomod=$(cd "$TOOLS/src" && GOFLAGS=-mod=mod go mod download -json "$1" \
-    | python3 -c 'import json,sys; print(json.load(sys.stdin)["GoMod"])')
+  gomod=$(module_gomod "$1")
   awk '/^replace \($/ {r=1; print; next} r && /^\)/ {print; r=0; next} r && !/^[[:space:]]*\/\// {print}
        /^replace [^(]/ {print} /^exclude / {print}' "$gomod"
 }

@@ -145,7 +145,8 @@ pki() {
 
 # ---- images ----------------------------------------------------------------------------------------
 image_tar() { echo "$IMAGES_DIR/$(echo "$1" | tr '/:' '__').tar"; }
-# build_image TAG ARGS...: k8s/node/images.py build, unless the tar exists and is newer than its inputs.
+# build_image TAG ARGS...: k8s/node/images.py build to the tar image_tar names (deterministic: a rebuild of
+# the same inputs gives the same image ID).
 build_image() {
   local tag=$1; shift
   python3 "$HERE/images.py" build --tag "$tag" --out "$(image_tar "$tag")" "$@"
