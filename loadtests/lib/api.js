@@ -20,7 +20,11 @@ export const metrics = {
   confirmed: new Counter('issuance_confirmed'), // accepted and later seen ISSUED
   unconfirmed: new Counter('issuance_unconfirmed'), // accepted but not ISSUED by the deadline
   timeToIssued: new Trend('time_to_issued', true), // 202 received -> status ISSUED seen
-  sentAt: new Trend('issuance_sent_at_s'), // seconds since scenario start of each POST: its min/max bound the issuance window
+  // Per user, not per request (timeline: true): seconds since the scenario started when a user's
+  // first POST left and when the user had a final answer; min(sent)..max(answered) is how long the
+  // last user waited for an answer.
+  sentAt: new Trend('issuance_sent_at_s'),
+  answeredAt: new Trend('issuance_answered_at_s'),
   unexpected: new Rate('unexpected'), // any answer outside the contract's expected outcomes
 };
 
@@ -36,6 +40,8 @@ function problemCode(res) {
     return undefined;
   }
 }
+
+const ISSUE_URL = `${common.baseUrl}/api/v1/coupons/${common.couponId}/issuances`;
 
 function params(token, name) {
   return {
@@ -64,9 +70,7 @@ function retryAfterSeconds(res) {
 // One POST; returns {outcome, res} with outcome in accepted | duplicate | sold_out | not_open |
 // shed | unexpected. allowNotOpen: whether 403 NOT_OPEN_YET/CLOSED/PAUSED is expected here.
 export function issueOnce(user, token, allowNotOpen) {
-  const url = `${common.baseUrl}/api/v1/coupons/${common.couponId}/issuances`;
-  metrics.sentAt.add((Date.now() - exec.scenario.startTime) / 1000);
-  const res = http.post(url, null, params(token, 'issue'));
+  const res = http.post(ISSUE_URL, null, params(token, 'issue'));
   metrics.requests.add(1);
   metrics.duration.add(res.timings.duration);
   if (res.status === 0) metrics.timedOut.add(1);
@@ -97,13 +101,21 @@ export function issueOnce(user, token, allowNotOpen) {
   return { outcome, res };
 }
 
+function sinceStart() {
+  return (Date.now() - exec.scenario.startTime) / 1000;
+}
+
 // POST, honouring 503 + Retry-After up to `retries` times, as a well-behaved client would.
-export function issue(user, token, { retries = 3, allowNotOpen = false } = {}) {
+// timeline: record when the user's first POST left and when the final answer came (the summary's
+// issue window and time until every user had an answer); off where the window is known (arrival rate).
+export function issue(user, token, { retries = 3, allowNotOpen = false, timeline = true } = {}) {
+  if (timeline) metrics.sentAt.add(sinceStart());
   let result = issueOnce(user, token, allowNotOpen);
   for (let i = 0; result.outcome === 'shed' && i < retries; i++) {
     sleep(retryAfterSeconds(result.res));
     result = issueOnce(user, token, allowNotOpen);
   }
+  if (timeline) metrics.answeredAt.add(sinceStart());
   // add(0) too, so the metric exists and its threshold is evaluated even when nobody gave up.
   metrics.gaveUp.add(result.outcome === 'shed' ? 1 : 0);
   return result;
