@@ -10,5 +10,5 @@ test-loadtests: test-verifier ## the verifier's unit tests, then lint the k6 sce
 demo: ## a real coupon event here: build, start the stack, 10,000-VU k6 spike, verified summary (KEEP=1 keeps it up)
 	local/demo.sh
 
-bench: ## benchmark the whole path on this machine: build/bench/summary.json and summary.md
+bench: ## capacity ladder (capacity_rps, CPU µs per request per component), spike, sold-out storm: build/bench/summary.json and summary.md
 	local/bench.sh

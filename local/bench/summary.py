@@ -1,0 +1,131 @@
+"""summary.json and summary.md of `make bench` from its parts: the capacity ladder (ladder.json), the
+verifier's outputs of the spike and the sold-out storm, and the host gauge.
+
+  python3 local/bench/summary.py OUT_DIR      (reads OUT_DIR/ladder.json, spike.json, soldout.json,
+                                               gauge.json; writes OUT_DIR/summary.json, summary.md)
+
+Figures are reported against the targets, never judged: the exit code is 1 only when a correctness
+figure fails (an over-issue, a duplicate, a lost 202, a failed invariant of any phase)."""
+import json
+import os
+import sys
+
+# figure -> (target, "<=" or ">="): docs/performance.md
+TARGETS = {
+    "capacity_rps": (1500, ">="),
+    "api_cpu_us_per_accepted": (250, "<="),
+    "consumer_cpu_us_per_row": (100, "<="),
+    "server_cpu_us_per_accepted": (800, "<="),
+}
+CPU = ["api_cpu_us_per_accepted", "consumer_cpu_us_per_row", "kafka_cpu_us_per_accepted",
+       "redis_cpu_us_per_accepted", "mariadb_cpu_us_per_accepted", "server_cpu_us_per_accepted",
+       "k6_cpu_us_per_request"]
+
+
+def load(path):
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)
+
+
+def meets(name, value):
+    target, way = TARGETS[name]
+    return value is not None and (value >= target if way == ">=" else value <= target)
+
+
+def summarize(ladder, spike, soldout, gauge):
+    out = {"capacity_rps": ladder.get("capacity_rps", 0) if ladder else 0}
+    if ladder:
+        for k in CPU + ["p50_ms", "p95_ms", "p99_ms", "achieved_rps", "cores_used"]:
+            if k in ladder:
+                out[k if k in CPU else f"capacity_{k}"] = ladder[k]
+        out["ladder_steps"] = len(ladder["steps"])
+    phases = [("ladder", s) for s in (ladder or {}).get("steps", [])]
+    for name, v in (("spike", spike), ("soldout", soldout)):
+        if v:
+            k6 = v["k6"]
+            out.update({
+                f"{name}_users": k6.get("users", k6.get("requesters")), f"{name}_requests": k6["requests"],
+                f"{name}_accepted": k6["accepted"], f"{name}_all_answered_s": k6.get("all_answered_s", -1),
+                f"{name}_p50_ms": k6["p50_ms"], f"{name}_p95_ms": k6["p95_ms"], f"{name}_p99_ms": k6["p99_ms"],
+                f"{name}_shed": k6["shed"], f"{name}_gave_up": k6["gave_up"], f"{name}_unexpected": k6["unexpected"],
+            })
+            if name == "spike":
+                out.update({"spike_vus": k6["vus_peak"], "spike_drain_seconds": v["verification"]["drain_seconds"],
+                            "spike_persist_rps": v["verification"]["persist_rps"]})
+            phases.append((name, {**v["verification"], "invariants_passed": int(v["verification"]["passed"])}))
+    # Correctness over every phase.
+    for k in ("over_issue", "duplicates", "lost_acceptances"):
+        out[k] = sum(max(0, p.get(k, 0)) for _, p in phases)
+    out["invariants_passed"] = int(all(p.get("invariants_passed", 1) == 1 and min(
+        p.get("over_issue", 0), p.get("duplicates", 0), p.get("lost_acceptances", 0)) >= 0 for _, p in phases))
+    out["correct"] = int(out["invariants_passed"] and not (out["over_issue"] or out["duplicates"]
+                                                           or out["lost_acceptances"]))
+    if gauge:
+        out["machine_gauge_s"] = gauge["gauge_s"]
+        out["machine_wakeup_us"] = gauge.get("wakeup_us", -1)
+    for k in TARGETS:
+        out[f"meets_{k}"] = int(meets(k, out.get(k)))
+    return out
+
+
+def fmt(v, unit=""):
+    return "–" if v is None else f"{v:,.0f}{unit}"
+
+
+def markdown(out, ladder):
+    md = ["| figure | target | measured |", "|---|---:|---:|"]
+    for k, (target, way) in TARGETS.items():
+        md.append(f"| `{k}` | {way} {target:,} | {fmt(out.get(k))} ({'met' if out[f'meets_{k}'] else 'not met'}) |")
+    for k in CPU:
+        if k not in TARGETS:
+            md.append(f"| `{k}` | | {fmt(out.get(k))} |")
+    md += ["", f"Capacity: {out['capacity_rps']:,}/s offered held with p95 {fmt(out.get('capacity_p95_ms'), ' ms')} "
+           f"(p50 {fmt(out.get('capacity_p50_ms'), ' ms')}, p99 {fmt(out.get('capacity_p99_ms'), ' ms')}).", "",
+           "| step | offered/s | accepted/s | p95 ms | p99 ms | held | API µs | consumer µs/row | Kafka µs | "
+           "Redis µs | MariaDB µs | server µs | k6 µs/req | cores |",
+           "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for s in (ladder or {}).get("steps", []):
+        md.append(f"| {s['label']} | {s['rate']:,} | {s['achieved_rps']:,.0f} | {s['p95_ms']:,.0f} | {s['p99_ms']:,.0f} | "
+                  f"{'yes' if s['passed'] else 'no'} | {fmt(s['api_cpu_us_per_accepted'])} | "
+                  f"{fmt(s['consumer_cpu_us_per_row'])} | {fmt(s['kafka_cpu_us_per_accepted'])} | "
+                  f"{fmt(s['redis_cpu_us_per_accepted'])} | {fmt(s['mariadb_cpu_us_per_accepted'])} | "
+                  f"{fmt(s['server_cpu_us_per_accepted'])} | {fmt(s['k6_cpu_us_per_request'])} | {s['cores_used']} |")
+    md.append("")
+    if "spike_requests" in out:
+        md.append(f"Spike: {out['spike_users']:,} users on {out['spike_vus']:,} VUs; every user had a final answer "
+                  f"{out['spike_all_answered_s']} s after the first POST (p50 {fmt(out['spike_p50_ms'], ' ms')}, "
+                  f"p95 {fmt(out['spike_p95_ms'], ' ms')}, {out['spike_shed']:,} answers 503 and retried, "
+                  f"{out['spike_gave_up']} gave up, {out['spike_unexpected']} unexpected); consumer lag drained "
+                  f"{out['spike_drain_seconds']} s after k6 ended.")
+    if "soldout_requests" in out:
+        md.append(f"Sold-out storm: {out['soldout_requests']:,} requests, every user answered within "
+                  f"{out['soldout_all_answered_s']} s (p95 {fmt(out['soldout_p95_ms'], ' ms')}).")
+    md.append(f"Correctness over every phase: over-issue {out['over_issue']}, duplicates {out['duplicates']}, "
+              f"lost 202s {out['lost_acceptances']}, invariants {'PASS' if out['invariants_passed'] else 'FAIL'}.")
+    if "machine_gauge_s" in out:
+        md.append(f"Host gauge before the run: 10 million Python additions in {out['machine_gauge_s']} s, a process "
+                  f"wake-up round trip {out['machine_wakeup_us']} µs (slower means a busier host).")
+    return "\n".join(md) + "\n"
+
+
+def main(argv):
+    if len(argv) != 1:
+        print(__doc__, file=sys.stderr)
+        return 2
+    d = argv[0]
+    ladder = load(os.path.join(d, "ladder.json"))
+    out = summarize(ladder, load(os.path.join(d, "spike.json")), load(os.path.join(d, "soldout.json")),
+                    load(os.path.join(d, "gauge.json")))
+    with open(os.path.join(d, "summary.json"), "w") as f:
+        json.dump(out, f, indent=2)
+    text = markdown(out, ladder)
+    with open(os.path.join(d, "summary.md"), "w") as f:
+        f.write(text)
+    print(text)
+    return 0 if out["correct"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
