@@ -3,6 +3,8 @@ package io.couponevent.api;
 import java.util.Arrays;
 import java.util.stream.Stream;
 
+import io.couponevent.common.entry.EntryProperties;
+
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
@@ -10,7 +12,8 @@ import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
 import org.springframework.context.ConfigurableApplicationContext;
 
 @SpringBootApplication
-@ConfigurationPropertiesScan
+// The entry gate's properties come from the contract module (coupon-common).
+@ConfigurationPropertiesScan(basePackageClasses = { CouponApiApplication.class, EntryProperties.class })
 public class CouponApiApplication {
 
 	public static void main(String[] args) {

@@ -43,9 +43,23 @@ class AdminController {
 	public record CouponRequest(@NotBlank @Size(max = 200) String name,
 			@NotNull @Min(0) @Max(10_000_000) Integer quantity, @NotNull Instant opensAt, @NotNull Instant closesAt) {
 
+		/** {@code DATETIME}'s range in MySQL and MariaDB. */
+		private static final Instant EARLIEST = Instant.parse("1000-01-01T00:00:00Z");
+
+		private static final Instant LATEST = Instant.parse("9999-12-31T23:59:59Z");
+
 		@AssertTrue(message = "closesAt must be after opensAt")
 		public boolean isWindowValid() {
 			return opensAt == null || closesAt == null || closesAt.isAfter(opensAt);
+		}
+
+		@AssertTrue(message = "opensAt and closesAt must lie between 1000-01-01 and 9999-12-31")
+		public boolean isWithinDateTimeRange() {
+			return within(opensAt) && within(closesAt);
+		}
+
+		private static boolean within(Instant instant) {
+			return instant == null || (!instant.isBefore(EARLIEST) && !instant.isAfter(LATEST));
 		}
 	}
 

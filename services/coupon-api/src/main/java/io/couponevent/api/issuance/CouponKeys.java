@@ -2,6 +2,8 @@ package io.couponevent.api.issuance;
 
 import java.util.List;
 
+import io.couponevent.common.entry.EntryGate;
+
 /**
  * Redis keys of one coupon. The hash tag {@code {coupon:<id>}} puts them all in one
  * cluster slot, so a single Lua script can read and write them atomically.
@@ -26,6 +28,11 @@ record CouponKeys(long couponId) {
 
 	List<String> all() {
 		return List.of(meta(), issued(), next(), free());
+	}
+
+	/** The issue script's keys: the state plus the waiting room's gate. */
+	List<String> issue() {
+		return List.of(meta(), issued(), next(), free(), EntryGate.key(couponId));
 	}
 
 	private String tag() {

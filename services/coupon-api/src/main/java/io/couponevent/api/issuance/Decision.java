@@ -7,11 +7,13 @@ public record Decision(Outcome outcome, int slot, long remaining, Instant reserv
 
 	/**
 	 * {@code STOCK_HELD}: nothing free, but held slots may still come back (retry, not
-	 * sold out).
+	 * sold out). {@code EXPIRED}: the call reached Redis after its deadline, nothing
+	 * reserved. {@code ENTRY_REQUIRED}: the waiting room's gate is on and the request has
+	 * no valid entry token.
 	 */
 	public enum Outcome {
 
-		ACCEPTED, STATE_MISSING, NOT_OPEN, CLOSED, PAUSED, DUPLICATE, SOLD_OUT, STOCK_HELD
+		ACCEPTED, STATE_MISSING, NOT_OPEN, CLOSED, PAUSED, DUPLICATE, SOLD_OUT, STOCK_HELD, EXPIRED, ENTRY_REQUIRED
 
 	}
 
@@ -25,6 +27,8 @@ public record Decision(Outcome outcome, int slot, long remaining, Instant reserv
 			case -5 -> Outcome.DUPLICATE;
 			case -6 -> Outcome.SOLD_OUT;
 			case -7 -> Outcome.STOCK_HELD;
+			case -8 -> Outcome.EXPIRED;
+			case -9 -> Outcome.ENTRY_REQUIRED;
 			default -> throw new IllegalStateException("unexpected script reply " + reply);
 		};
 		return new Decision(outcome, reply.get(1).intValue(), reply.get(2), Instant.ofEpochMilli(reply.get(3)));

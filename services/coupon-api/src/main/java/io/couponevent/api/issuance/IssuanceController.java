@@ -7,6 +7,7 @@ import java.util.Map;
 
 import io.couponevent.api.coupon.CouponId;
 import io.couponevent.api.issuance.IssuanceService.UserStatus;
+import io.couponevent.common.entry.EntryGate;
 
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -16,6 +17,7 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
@@ -42,9 +44,10 @@ class IssuanceController {
 	 */
 	@PostMapping(consumes = { MediaType.APPLICATION_JSON_VALUE, MediaType.ALL_VALUE })
 	public ResponseEntity<IssuanceAccepted> issue(@PathVariable("couponId") String couponId,
-			@RequestBody(required = false) Map<String, Object> body, @AuthenticationPrincipal Jwt jwt) {
+			@RequestBody(required = false) Map<String, Object> body, @AuthenticationPrincipal Jwt jwt,
+			@RequestHeader(name = EntryGate.HEADER, required = false) String entryToken) {
 		long id = CouponId.parse(couponId);
-		IssuanceService.Accepted accepted = issuance.issue(id, jwt.getSubject());
+		IssuanceService.Accepted accepted = issuance.issue(id, jwt.getSubject(), entryToken);
 		String statusUrl = "/api/v1/coupons/" + id + "/issuances/me";
 		return ResponseEntity.accepted()
 			.location(URI.create(statusUrl))

@@ -47,7 +47,7 @@ public class IssuanceMetrics {
 
 	/**
 	 * {@code result} ∈ accepted, duplicate, sold_out, not_open, closed, paused,
-	 * not_found, rejected, shed.
+	 * not_found, rejected, shed, entry_required.
 	 */
 	public void record(long couponId, String result, long startNanos) {
 		Counter.builder("coupon.issuance.requests")

@@ -17,7 +17,9 @@ public class IssuanceRefusedException extends RuntimeException {
 
 		ALREADY_ISSUED("this user already holds this coupon"),
 
-		SOLD_OUT("the coupon is sold out");
+		SOLD_OUT("the coupon is sold out"),
+
+		ENTRY_REQUIRED("a waiting room is admitting users to this coupon: join it and retry with its entry token");
 
 		private final String detail;
 

@@ -1,5 +1,6 @@
 package io.couponevent.api.issuance;
 
+import java.time.Duration;
 import java.time.Instant;
 
 import io.couponevent.api.coupon.Coupon;
@@ -9,9 +10,12 @@ import io.couponevent.api.coupon.CouponRepository;
 import io.couponevent.api.coupon.IssuedRow;
 import io.couponevent.api.issuance.IssuancePublisher.SendFailedException;
 import io.couponevent.api.issuance.IssuanceRefusedException.Refusal;
+import io.couponevent.common.entry.EntryGate;
+import io.couponevent.common.entry.EntryProperties;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.boot.data.redis.autoconfigure.DataRedisProperties;
 import org.springframework.dao.DataAccessException;
 import org.springframework.stereotype.Service;
 
@@ -36,28 +40,43 @@ class IssuanceService {
 
 	private final CouponRepository repository;
 
+	/** Null when no waiting room is wired: gates are ignored. */
+	private final EntryGate entryGate;
+
+	private final long redisTimeoutMs;
+
 	IssuanceService(CouponCache coupons, ReservationStore store, IssuancePublisher publisher, IssuanceMetrics metrics,
-			RebuildRequests rebuilds, CouponRepository repository) {
+			RebuildRequests rebuilds, CouponRepository repository, EntryProperties entry, DataRedisProperties redis) {
 		this.coupons = coupons;
 		this.store = store;
 		this.publisher = publisher;
 		this.metrics = metrics;
 		this.rebuilds = rebuilds;
 		this.repository = repository;
+		this.entryGate = entry.enabled() ? new EntryGate(entry.secret()) : null;
+		Duration timeout = redis.getTimeout() == null ? Duration.ofSeconds(60) : redis.getTimeout();
+		this.redisTimeoutMs = timeout.toMillis();
 	}
 
 	public record Accepted(long couponId, String userId, int slot, Instant reservedAt) {
 	}
 
-	public Accepted issue(long couponId, String userId) {
+	/**
+	 * @param entryToken the {@code Coupon-Entry-Token} header, or null
+	 */
+	public Accepted issue(long couponId, String userId, String entryToken) {
 		long start = System.nanoTime();
 		if (coupons.get(couponId).isEmpty()) {
 			metrics.record(couponId, "not_found", start);
 			throw new CouponNotFoundException(couponId);
 		}
+		// The HMAC is checked only when a token is sent; without a waiting room every
+		// request counts as admitted, so a stray gate key can never lock users out.
+		boolean admitted = entryGate == null
+				|| (entryToken != null && entryGate.admits(entryToken, userId, couponId, Instant.now()));
 		Decision decision;
 		try {
-			decision = store.reserve(couponId, userId);
+			decision = store.reserve(couponId, userId, System.currentTimeMillis() + redisTimeoutMs, admitted);
 		}
 		catch (DataAccessException e) {
 			metrics.record(couponId, "shed", start);
@@ -87,6 +106,15 @@ class IssuanceService {
 				metrics.record(couponId, "shed", start);
 				throw new IssuanceUnavailableException(
 						"the last coupons are held while unconfirmed sends settle, try again shortly");
+			}
+			case EXPIRED -> {
+				// Only a replay reaches this; its caller was already answered 503.
+				metrics.record(couponId, "shed", start);
+				throw new IssuanceUnavailableException("the coupon store answered too late, try again shortly");
+			}
+			case ENTRY_REQUIRED -> {
+				metrics.record(couponId, "entry_required", start);
+				throw new IssuanceRefusedException(Refusal.ENTRY_REQUIRED);
 			}
 			case NOT_OPEN -> {
 				metrics.record(couponId, "not_open", start);

@@ -50,12 +50,24 @@ public class ReservationStore {
 		this.redis = redis;
 	}
 
-	/** The hot path: one script call decides and records the reservation. */
+	/**
+	 * The hot path: one script call decides and records the reservation.
+	 * @param deadlineMs epoch millisecond after which the caller no longer waits: a call
+	 * that reaches Redis later (replayed by the client after a failover) reserves nothing
+	 * @param entryAdmitted whether the request carries an entry token for this user and
+	 * coupon (needed only while the waiting room's gate is on)
+	 */
 	@SuppressWarnings("unchecked")
-	public Decision reserve(long couponId, String userId) {
+	public Decision reserve(long couponId, String userId, long deadlineMs, boolean entryAdmitted) {
 		CouponKeys keys = new CouponKeys(couponId);
-		List<Long> reply = redis.execute(ISSUE, keys.all(), userId);
+		List<Long> reply = redis.execute(ISSUE, keys.issue(), userId, Long.toString(deadlineMs),
+				entryAdmitted ? "1" : "0");
 		return Decision.of(reply);
+	}
+
+	/** A reservation with no deadline and no entry token (tools and tests). */
+	public Decision reserve(long couponId, String userId) {
+		return reserve(couponId, userId, Long.MAX_VALUE, false);
 	}
 
 	/**

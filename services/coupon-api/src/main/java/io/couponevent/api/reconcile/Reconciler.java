@@ -164,12 +164,13 @@ class Reconciler {
 		long repointed = 0;
 		for (Reservation r : reservations) {
 			inRedis.add(r.userId());
-			if (!r.reservedAt().isBefore(staleBefore)) {
-				continue;
-			}
 			IssuedRow row = rows.get(r.userId());
 			boolean reuseSlot = !slotsInMysql.contains(r.slot());
 			if (row == null) {
+				if (!r.reservedAt().isBefore(staleBefore)) {
+					// Its record may still be on its way.
+					continue;
+				}
 				// A stale reservation, or a held slot whose send did not land: back into
 				// circulation (or dropped when MySQL uses the slot: the landed row is
 				// adopted below).
@@ -187,7 +188,9 @@ class Reconciler {
 					&& store.adopt(id, row)) {
 				// The user retried after a compensated send that landed after all:
 				// MySQL's slot wins, the retry's slot is free again (its record was
-				// refused as the user's second).
+				// refused as the user's second, or will be). At once, not after
+				// stale-after: until then the unit looks taken twice, and the last
+				// users would be told "sold out" while it was coming back.
 				repointed++;
 			}
 		}

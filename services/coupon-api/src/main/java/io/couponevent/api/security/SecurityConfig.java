@@ -97,8 +97,8 @@ class SecurityConfig {
 
 	/**
 	 * The user id is the subject: 1–64 characters, like {@code issued_coupons.user_id},
-	 * and no control characters (Redis uses one to mark held slots, see
-	 * {@code Reservation.HELD_PREFIX}).
+	 * no control characters (Redis uses one to mark held slots, see
+	 * {@code Reservation.HELD_PREFIX}) and no surrounding whitespace.
 	 */
 	private static OAuth2TokenValidatorResult validSubject(Jwt jwt) {
 		String sub = jwt.getSubject();
@@ -109,6 +109,12 @@ class SecurityConfig {
 		if (sub.chars().anyMatch(Character::isISOControl)) {
 			return OAuth2TokenValidatorResult
 				.failure(new OAuth2Error("invalid_token", "sub must not contain control characters", null));
+		}
+		// MySQL's and MariaDB's utf8mb4_bin pads with spaces when comparing: "x" and "x "
+		// would be two users in Redis but one in the unique key, a lost acceptance.
+		if (!sub.strip().equals(sub)) {
+			return OAuth2TokenValidatorResult
+				.failure(new OAuth2Error("invalid_token", "sub must not start or end with whitespace", null));
 		}
 		return OAuth2TokenValidatorResult.success();
 	}

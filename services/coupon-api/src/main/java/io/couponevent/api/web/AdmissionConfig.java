@@ -1,5 +1,6 @@
 package io.couponevent.api.web;
 
+import io.couponevent.api.config.HttpProperties;
 import io.couponevent.api.config.IssuanceProperties;
 import io.micrometer.core.instrument.MeterRegistry;
 import tools.jackson.databind.json.JsonMapper;
@@ -10,8 +11,9 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Registers {@link IssuanceAdmissionFilter} on the public coupon API, just before Spring
- * Security.
+ * The public API's filters, before Spring Security so that a request turned away costs no
+ * token verification: {@link RequestShapeFilter} on all of {@code /api/}, then
+ * {@link IssuanceAdmissionFilter} on the coupon API.
  */
 @Configuration(proxyBeanMethods = false)
 class AdmissionConfig {
@@ -23,6 +25,15 @@ class AdmissionConfig {
 				new IssuanceAdmissionFilter(issuance, json, registry));
 		registration.addUrlPatterns("/api/v1/coupons/*");
 		registration.setOrder(SecurityFilterProperties.DEFAULT_FILTER_ORDER - 1);
+		return registration;
+	}
+
+	@Bean
+	FilterRegistrationBean<RequestShapeFilter> requestShapeFilter(HttpProperties http, JsonMapper json) {
+		FilterRegistrationBean<RequestShapeFilter> registration = new FilterRegistrationBean<>(
+				new RequestShapeFilter(http.maxBodySize().toBytes(), json));
+		registration.addUrlPatterns("/api/*");
+		registration.setOrder(SecurityFilterProperties.DEFAULT_FILTER_ORDER - 2);
 		return registration;
 	}
 

@@ -48,7 +48,7 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
 			case QuantityBelowIssuedException below ->
 				problem(HttpStatus.CONFLICT, "QUANTITY_BELOW_ISSUED", e.getMessage());
 			case IssuanceRefusedException refused -> problem(switch (refused.refusal()) {
-				case NOT_OPEN_YET, CLOSED, PAUSED -> HttpStatus.FORBIDDEN;
+				case NOT_OPEN_YET, CLOSED, PAUSED, ENTRY_REQUIRED -> HttpStatus.FORBIDDEN;
 				case ALREADY_ISSUED -> HttpStatus.CONFLICT;
 				case SOLD_OUT -> HttpStatus.GONE;
 			}, refused.refusal().name(), e.getMessage());
@@ -74,6 +74,12 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
 	@Override
 	protected ResponseEntity<Object> handleExceptionInternal(Exception ex, Object body, HttpHeaders headers,
 			HttpStatusCode status, WebRequest request) {
+		if (RequestShapeFilter.BodyTooLargeException.causes(ex)) {
+			// A chunked body ran past the limit while the converter read it.
+			status = HttpStatus.CONTENT_TOO_LARGE;
+			body = null;
+			headers = new HttpHeaders();
+		}
 		String detail = body instanceof ProblemDetail pd && pd.getDetail() != null ? pd.getDetail() : ex.getMessage();
 		if (status.value() == 400) {
 			// Jackson's messages can echo large parts of the body; keep the answer short

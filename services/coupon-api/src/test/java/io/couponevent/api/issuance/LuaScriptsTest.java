@@ -1,5 +1,6 @@
 package io.couponevent.api.issuance;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
@@ -7,6 +8,7 @@ import java.util.List;
 import io.couponevent.api.coupon.Coupon;
 import io.couponevent.api.coupon.IssuedRow;
 import io.couponevent.api.issuance.Decision.Outcome;
+import io.couponevent.common.entry.EntryGate;
 import io.couponevent.testsupport.Harness;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -193,6 +195,52 @@ class LuaScriptsTest {
 		assertThat(store.adopt(c.id(), new IssuedRow("a", a.slot(), t, t))).isTrue();
 		assertThat(store.lostSlots(c.id())).isZero();
 		assertThat(store.reserve(c.id(), "b").slot()).isEqualTo(2);
+	}
+
+	@Test
+	void aUnitOutOfTheHashAndTheFreeListIsHeldNotSoldOut() {
+		Coupon c = openCoupon(2);
+		Decision a = store.reserve(c.id(), "a");
+		store.reserve(c.id(), "b");
+		store.hold(c.id(), "a", a.slot());
+		// The held send landed: the slot leaves the hash without going back to the free
+		// list, until the reconciler adopts the row. Every slot number is minted, one
+		// unit is unaccounted for: it comes back, so "try again", not "sold out".
+		assertThat(store.release(c.id(), Reservation.heldField(a.slot()), a.slot(), false)).isTrue();
+		assertThat(store.issuedCount(c.id())).isEqualTo(1);
+		assertThat(store.reserve(c.id(), "c").outcome()).isEqualTo(Outcome.STOCK_HELD);
+		Instant t = Instant.now();
+		assertThat(store.adopt(c.id(), new IssuedRow("a", a.slot(), t, t))).isTrue();
+		assertThat(store.reserve(c.id(), "c").outcome()).isEqualTo(Outcome.SOLD_OUT);
+	}
+
+	@Test
+	void aCallPastItsDeadlineReservesNothing() {
+		Coupon c = openCoupon(3);
+		long past = System.currentTimeMillis() - 1_000;
+		assertThat(store.reserve(c.id(), "late", past, false).outcome()).isEqualTo(Outcome.EXPIRED);
+		assertThat(store.find(c.id(), "late")).isEmpty();
+		assertThat(store.issuedCount(c.id())).isZero();
+		long future = System.currentTimeMillis() + 10_000;
+		assertThat(store.reserve(c.id(), "late", future, false).outcome()).isEqualTo(Outcome.ACCEPTED);
+	}
+
+	@Test
+	void theGateAdmitsOnlyRequestsWithAnEntryToken() {
+		Coupon c = openCoupon(2);
+		long deadline = System.currentTimeMillis() + 10_000;
+		redis.opsForValue().set(EntryGate.key(c.id()), "1", Duration.ofSeconds(30));
+		assertThat(store.reserve(c.id(), "walk-in", deadline, false).outcome()).isEqualTo(Outcome.ENTRY_REQUIRED);
+		assertThat(store.find(c.id(), "walk-in")).isEmpty();
+		assertThat(store.reserve(c.id(), "admitted", deadline, true).outcome()).isEqualTo(Outcome.ACCEPTED);
+		// Final answers do not need a token: the holder learns they hold it.
+		assertThat(store.reserve(c.id(), "admitted", deadline, false).outcome()).isEqualTo(Outcome.DUPLICATE);
+		redis.delete(EntryGate.key(c.id()));
+		assertThat(store.reserve(c.id(), "walk-in", deadline, false).outcome()).isEqualTo(Outcome.ACCEPTED);
+		redis.opsForValue().set(EntryGate.key(c.id()), "1", Duration.ofSeconds(30));
+		assertThat(store.reserve(c.id(), "late-comer", deadline, false).outcome()).as("sold out is told to everyone")
+			.isEqualTo(Outcome.SOLD_OUT);
+		redis.delete(EntryGate.key(c.id()));
 	}
 
 	private static int b(Decision a) {

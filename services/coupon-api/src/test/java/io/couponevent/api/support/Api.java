@@ -37,6 +37,16 @@ public final class Api {
 	}
 
 	public Reply call(String method, String path, String token, String contentType, String body) {
+		return call(method, path, token, contentType,
+				body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+	}
+
+	/**
+	 * Any body publisher ({@code ofInputStream} sends a chunked body) and extra headers
+	 * as name, value pairs.
+	 */
+	public Reply call(String method, String path, String token, String contentType, HttpRequest.BodyPublisher body,
+			String... headers) {
 		HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(TIMEOUT);
 		if (token != null) {
 			b.header("Authorization", "Bearer " + token);
@@ -44,8 +54,10 @@ public final class Api {
 		if (contentType != null) {
 			b.header("Content-Type", contentType);
 		}
-		b.method(method,
-				body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+		for (int i = 0; i + 1 < headers.length; i += 2) {
+			b.header(headers[i], headers[i + 1]);
+		}
+		b.method(method, body);
 		try {
 			HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
 			JsonNode json = null;
@@ -70,6 +82,11 @@ public final class Api {
 
 	public Reply issue(long couponId, String token) {
 		return call("POST", "/api/v1/coupons/" + couponId + "/issuances", token, null, null);
+	}
+
+	public Reply issue(long couponId, String token, String entryToken) {
+		return call("POST", "/api/v1/coupons/" + couponId + "/issuances", token, null,
+				HttpRequest.BodyPublishers.noBody(), "Coupon-Entry-Token", entryToken);
 	}
 
 	public Reply putCoupon(long couponId, String token, String name, int quantity, java.time.Instant opensAt,

@@ -45,6 +45,7 @@ class ApiExceptionHandlerTest {
 		expect(refused(Refusal.PAUSED), 403, "PAUSED");
 		expect(refused(Refusal.ALREADY_ISSUED), 409, "ALREADY_ISSUED");
 		expect(refused(Refusal.SOLD_OUT), 410, "SOLD_OUT");
+		expect(refused(Refusal.ENTRY_REQUIRED), 403, "ENTRY_REQUIRED");
 	}
 
 	@Test
