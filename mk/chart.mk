@@ -12,7 +12,7 @@ CHART_SCENARIOS := defaults= \
   $(foreach f,$(sort $(wildcard examples/*.yaml)),example-$(basename $(notdir $(f)))=$(f))
 
 # Charts that vendor the coupon-lib library (file:// dependency, charts/coupon-lib-<version>.tgz).
-CHART_SERVICES := charts/coupon-api charts/coupon-consumer
+CHART_SERVICES := charts/coupon-api charts/coupon-consumer charts/coupon-waiting-room
 
 .PHONY: chart-tools chart-offline chart-deps chart-golden chart-values-doc chart-lint chart-unittest test-chart
 chart-tools:

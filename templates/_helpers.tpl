@@ -23,6 +23,10 @@
 {{- include "coupon-lib.fullname" (dict "context" . "name" "coupon-consumer") -}}
 {{- end -}}
 
+{{- define "coupon-event.waitingRoomName" -}}
+{{- include "coupon-lib.fullname" (dict "context" . "name" "coupon-waiting-room") -}}
+{{- end -}}
+
 {{/* The first coupon id: default target of the load test and the helm test. */}}
 {{- define "coupon-event.firstCouponId" -}}
 {{- (index .Values.event.coupons 0).id | int64 -}}

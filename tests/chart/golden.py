@@ -44,8 +44,9 @@ def shipped_files() -> dict[str, str]:
 
 def normalize(doc: dict, shipped: dict[str, str]) -> dict:
     kind, data = doc.get("kind"), doc.get("data") or {}
-    if kind == "Secret" and "jwt-secret" in data:
-        data["jwt-secret"] = "(random, generated at install and kept on upgrades)"
+    for key in ("jwt-secret", "entry-secret"):
+        if kind == "Secret" and key in data:
+            data[key] = "(random, generated at install and kept on upgrades)"
     if kind == "ConfigMap":
         for key, value in data.items():
             source = shipped.get(str(value).rstrip("\n"))

@@ -47,6 +47,8 @@ switch_scenario() {
 # Consumers outside the release (persistence run elsewhere): no consumer values reach the umbrella.
 switch_scenario no-consumer --set couponConsumer.enabled=false --set kafka.topic.partitions=12 \
   --set loadtest.enabled=true
+# An event without the waiting room (the API alone meets a spike): still a whole event.
+switch_scenario no-waiting-room --set couponWaitingRoom.enabled=false --set loadtest.enabled=true
 
 # Checks that print one "ok   ..." or "FAIL ..." line each.
 counted() {
@@ -155,6 +157,11 @@ must_fail "a load test script that is not shipped" "not one of loadtests" \
 must_fail "min.insync.replicas equal to the replication factor" "minInsyncReplicas" --set kafka.topic.minInsyncReplicas=3
 must_fail "no consumer and no partition count" "set kafka.topic.partitions" --set couponConsumer.enabled=false
 must_fail "an event without the API chart" "hooks run the coupon-api image" --set couponApi.enabled=false
+must_fail "a misspelled waiting-room zone key" "budgetPerMinut" \
+  --set couponWaitingRoom.zones.main.budgetPerMinut=10
+must_fail "a waiting-room mode that does not exist" "mode" --set couponWaitingRoom.defaults.mode=sometimes
+must_fail "a waiting-room Redis password without its own Redis" "apply to couponWaitingRoom.redis.nodes" \
+  --set couponWaitingRoom.redis.existingSecret=wr-redis
 must_fail "batches that hold a rebalance for minutes under the write cap" "maxPollRecords x concurrency / maxInsertsPerSecond" \
   --set couponConsumer.maxInsertsPerSecond=10
 n=$((n + 1))

@@ -17,7 +17,8 @@ ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = ROOT / "values.schema.json"
 OUT = ROOT / "docs" / "values.md"
 # Values of the service charts live in their own values.yaml; the umbrella's key -> chart folder.
-SUBCHARTS = {"couponApi": "charts/coupon-api", "couponConsumer": "charts/coupon-consumer"}
+SUBCHARTS = {"couponApi": "charts/coupon-api", "couponConsumer": "charts/coupon-consumer",
+             "couponWaitingRoom": "charts/coupon-waiting-room"}
 LONG = 70  # defaults longer than this point to the values file instead
 
 

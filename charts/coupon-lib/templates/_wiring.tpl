@@ -104,6 +104,17 @@
 {{- end }}
 {{- end -}}
 
+{{/* ---- Entry tokens (the waiting room signs them, the API checks them) ---- */}}
+{{/* "name key" of the HMAC key: global.entry.existingSecret, or the umbrella's <prefix>-entry. */}}
+{{- define "coupon-lib.entrySecret" -}}
+{{- $e := dig "entry" dict (.Values.global | default dict) -}}
+{{- if $e.existingSecret -}}
+{{- printf "%s %s" $e.existingSecret ($e.existingSecretKey | default "entry-secret") -}}
+{{- else -}}
+{{- printf "%s-entry entry-secret" (include "coupon-lib.prefix" .) -}}
+{{- end -}}
+{{- end -}}
+
 {{/* ---- env ---- */}}
 {{/* One variable from a Secret: pass (dict "name" <variable> "ref" "<secret> <key>"). */}}
 {{- define "coupon-lib.secretKeyRef" -}}
@@ -115,25 +126,36 @@
       key: {{ index $ref 1 }}
 {{- end -}}
 
-{{/* Environment of every coupon container (services and hooks): pass (dict "context" $ "redis" bool "jwt" bool) */}}
+{{/* The event's Redis (bundled or global.externalRedis) as <prefix>_<nodes>, <prefix>_PASSWORD and,
+     over TLS, <prefix>_SSL_ENABLED with the PEM bundle <bundle>: pass (dict "context" $ "prefix"
+     "SPRING_DATA_REDIS" "nodes" "CLUSTER_NODES" "bundle" "redis"). */}}
+{{- define "coupon-lib.redisEnv" -}}
+{{- $ctx := .context }}
+- name: {{ .prefix }}_{{ .nodes }}
+  value: {{ include "coupon-lib.redisNodes" $ctx | quote }}
+{{- with include "coupon-lib.redisSecret" $ctx }}
+{{ include "coupon-lib.secretKeyRef" (dict "name" (printf "%s_PASSWORD" $.prefix) "ref" .) }}
+{{- end }}
+{{- $tls := dig "externalRedis" "tls" dict ($ctx.Values.global | default dict) }}
+{{- if and (not (include "coupon-lib.redisBundled" $ctx)) $tls.enabled }}
+- {name: {{ .prefix }}_SSL_ENABLED, value: "true"}
+{{- include "coupon-lib.trustBundleEnv" (dict "bundle" .bundle "property" (printf "%s_SSL_BUNDLE" .prefix) "tls" $tls) }}
+{{- end }}
+{{- end -}}
+
+{{/* Environment of every coupon container (services and hooks): pass (dict "context" $ "redis" bool "jwt" bool),
+     and "database" false for a service without MySQL. */}}
 {{- define "coupon-lib.env" -}}
 {{- $ctx := .context -}}
+{{- if ternary .database true (hasKey . "database") -}}
 - name: SPRING_DATASOURCE_URL
   value: {{ include "coupon-lib.databaseUrl" $ctx | quote }}
 - name: SPRING_DATASOURCE_USERNAME
   value: {{ include "coupon-lib.databaseUsername" $ctx | quote }}
 {{ include "coupon-lib.secretKeyRef" (dict "name" "SPRING_DATASOURCE_PASSWORD" "ref" (include "coupon-lib.databaseSecret" $ctx)) }}
+{{- end }}
 {{- if .redis }}
-- name: SPRING_DATA_REDIS_CLUSTER_NODES
-  value: {{ include "coupon-lib.redisNodes" $ctx | quote }}
-{{- with include "coupon-lib.redisSecret" $ctx }}
-{{ include "coupon-lib.secretKeyRef" (dict "name" "SPRING_DATA_REDIS_PASSWORD" "ref" .) }}
-{{- end }}
-{{- $tls := dig "externalRedis" "tls" dict ($ctx.Values.global | default dict) }}
-{{- if and (not (include "coupon-lib.redisBundled" $ctx)) $tls.enabled }}
-- {name: SPRING_DATA_REDIS_SSL_ENABLED, value: "true"}
-{{- include "coupon-lib.trustBundleEnv" (dict "bundle" "redis" "property" "SPRING_DATA_REDIS_SSL_BUNDLE" "tls" $tls) }}
-{{- end }}
+{{- include "coupon-lib.redisEnv" (dict "context" $ctx "prefix" "SPRING_DATA_REDIS" "nodes" "CLUSTER_NODES" "bundle" "redis") }}
 {{- end }}
 {{- if .jwt }}
 {{- with include "coupon-lib.jwtSecret" $ctx }}

@@ -20,11 +20,16 @@ metadata:
 {{- end -}}
 
 {{/* The Deployment. Also pass "env" (the service's own variables, a YAML list), "redis" (the pods
-     talk to Redis) and "eventConfig" (the event's coupons mounted at /config/event.yaml and imported). */}}
+     talk to Redis) and "eventConfig" (the event's coupons mounted at /config/event.yaml and imported);
+     optionally "ports" (dict "http" N "management" M; default 8080/8081), and "database": false /
+     "kafka": false for a service that uses neither (no datasource variables, no Kafka wiring). */}}
 {{- define "coupon-lib.deployment" -}}
 {{- $ctx := .context -}}
 {{- $v := $ctx.Values -}}
 {{- $id := dict "context" $ctx "name" .name "component" .component -}}
+{{- $ports := include "coupon-lib.ports" . | fromYaml -}}
+{{- $database := ternary .database true (hasKey . "database") -}}
+{{- $kafka := ternary .kafka true (hasKey . "kafka") -}}
 apiVersion: apps/v1
 kind: Deployment
 {{ include "coupon-lib.metadata" $id }}
@@ -95,16 +100,20 @@ spec:
           imagePullPolicy: {{ $v.image.pullPolicy }}
           {{- include "coupon-lib.javaCommand" $v.jvmFlags | nindent 10 }}
           ports:
-            - {name: http, containerPort: 8080, protocol: TCP}
-            - {name: management, containerPort: 8081, protocol: TCP}
+            - {name: http, containerPort: {{ $ports.http }}, protocol: TCP}
+            - {name: management, containerPort: {{ $ports.management }}, protocol: TCP}
+          {{- if $kafka }}
           envFrom:
             - configMapRef:
                 name: {{ include "coupon-lib.kafkaConfigName" $ctx }}
+          {{- end }}
           env:
-            - {name: SERVER_PORT, value: "8080"}
-            - {name: MANAGEMENT_SERVER_PORT, value: "8081"}
+            - {name: SERVER_PORT, value: {{ $ports.http | quote }}}
+            - {name: MANAGEMENT_SERVER_PORT, value: {{ $ports.management | quote }}}
+            {{- if $database }}
             # Migrations are the hook Job's work, not every pod's.
             - {name: SPRING_FLYWAY_ENABLED, value: "false"}
+            {{- end }}
             {{- if $v.readinessOnMainPort }}
             # /livez and /readyz on the main port as well (management.endpoint.health.probes.add-additional-paths).
             - {name: MANAGEMENT_ENDPOINT_HEALTH_PROBES_ADDADDITIONALPATHS, value: "true"}
@@ -112,9 +121,13 @@ spec:
             {{- with .env }}
             {{- . | nindent 12 }}
             {{- end }}
-            {{- include "coupon-lib.env" (dict "context" $ctx "redis" .redis "jwt" true) | nindent 12 }}
+            {{- with include "coupon-lib.env" (dict "context" $ctx "redis" .redis "jwt" true "database" $database) | trim }}
+            {{- . | nindent 12 }}
+            {{- end }}
+            {{- if $kafka }}
             {{- with include "coupon-lib.kafkaSecurityEnv" $ctx | trim }}
             {{- . | nindent 12 }}
+            {{- end }}
             {{- end }}
             {{- range $name, $value := $v.extraEnv }}
             - {name: {{ $name }}, value: {{ $value | toString | quote }}}
@@ -155,8 +168,17 @@ spec:
         {{- end }}
 {{- end -}}
 
+{{/* The container ports: pass the same dict as to coupon-lib.deployment. */}}
+{{- define "coupon-lib.ports" -}}
+{{- $p := .ports | default dict -}}
+http: {{ $p.http | default 8080 }}
+management: {{ $p.management | default 8081 }}
+{{- end -}}
+
+{{/* Also pass "ports" when the deployment got them. */}}
 {{- define "coupon-lib.service" -}}
 {{- $v := .context.Values -}}
+{{- $ports := include "coupon-lib.ports" . | fromYaml -}}
 apiVersion: v1
 kind: Service
 {{ include "coupon-lib.metadata" . }}
@@ -166,7 +188,7 @@ spec:
     {{- include "coupon-lib.selectorLabels" . | nindent 4 }}
   ports:
     - {name: http, port: {{ $v.service.port }}, targetPort: http, protocol: TCP}
-    - {name: management, port: 8081, targetPort: management, protocol: TCP}
+    - {name: management, port: {{ $ports.management }}, targetPort: management, protocol: TCP}
 {{- end -}}
 
 {{- define "coupon-lib.podDisruptionBudget" -}}
