@@ -326,6 +326,46 @@ def load_test():
     return d
 
 
+# --------------------------------------------------------------------------------- waiting room
+def waiting_room():
+    # Meters of coupon-waiting-room, tagged by zone. Every pod reports a zone's queue length and
+    # state read from Redis (max over pods); counters and timers are per pod (summed).
+    wr = f'{NS}, zone=~"$zone"'
+    d = Dashboard("coupon-event-waiting-room", "Coupon event / Waiting room",
+                  "The queue in front of the issuance API: length, admissions against the budget, ETA accuracy, leavers, poll latency.",
+                  [datasource_var(), namespace_var(),
+                   query_var("zone", "Zone", f"label_values(coupon_waiting_room_queue_length{{{NS}}}, zone)",
+                             multi=True, include_all=True, all_value=".*")])
+    d.row("Queue")
+    d.stat("Waiting users", "Users queued over the selected zones.",
+           [q(f"sum(max by (zone) (coupon_waiting_room_queue_length{{{wr}}}))")], w=6)
+    d.stat("Zones queueing", "Zones whose queue is on (arrivals above the budget, or mode on).",
+           [q(f"sum(max by (zone) (coupon_waiting_room_active{{{wr}}}))")], w=6)
+    d.stat("Admitted/min", "Users let in per minute over the selected zones.",
+           [q(f"sum(rate(coupon_waiting_room_admitted_total{{{wr}}}[{RI}])) * 60")], w=6)
+    d.stat("Joined/min", "Users joining per minute (first arrivals and re-joins).",
+           [q(f"sum(rate(coupon_waiting_room_joined_total{{{wr}}}[{RI}])) * 60")], w=6)
+    d.ts("Queue length per zone", "Users waiting; it should fall once arrivals drop below the budget.",
+         [q(f"max by (zone) (coupon_waiting_room_queue_length{{{wr}}})", "{{zone}}")])
+    d.ts("Admit and join rate per zone", "Users per minute let in (at most the zone's budget while queueing) and joining.",
+         [q(f"sum by (zone) (rate(coupon_waiting_room_admitted_total{{{wr}}}[{RI}])) * 60", "admitted {{zone}}"),
+          q(f"sum by (zone) (rate(coupon_waiting_room_joined_total{{{wr}}}[{RI}])) * 60", "joined {{zone}}")])
+    d.row("Accuracy, leavers, latency")
+    d.ts("ETA error at admission", "|actual - estimated wait| / estimated wait of the users admitted: mean and worst.",
+         [q(f"sum by (zone) (rate(coupon_waiting_room_eta_error_ratio_sum{{{wr}}}[{RI}])) "
+            f"/ sum by (zone) (rate(coupon_waiting_room_eta_error_ratio_count{{{wr}}}[{RI}]))", "mean {{zone}}"),
+          q(f"max by (zone) (coupon_waiting_room_eta_error_ratio_max{{{wr}}})", "max {{zone}}")], "percentunit")
+    d.ts("Purged leavers and sold-out answers", "Users purged after they stopped polling, and users told the coupon is sold out, per second.",
+         [q(f"sum by (zone) (rate(coupon_waiting_room_purged_total{{{wr}}}[{RI}]))", "purged {{zone}}"),
+          q(f"sum by (zone) (rate(coupon_waiting_room_sold_out_total{{{wr}}}[{RI}]))", "sold out {{zone}}")], "ops")
+    d.ts("Poll and join latency p95", "Server time of a poll (one Lua call) and of a join; target p95 <= 50 ms.",
+         [q(f"histogram_quantile(0.95, sum by (le) (rate(coupon_waiting_room_poll_seconds_bucket{{{wr}}}[{RI}])))", "poll p95"),
+          q(f"histogram_quantile(0.95, sum by (le) (rate(coupon_waiting_room_join_seconds_bucket{{{wr}}}[{RI}])))", "join p95")], "s")
+    d.ts("Polls per second", "Poll load; it stays bounded because users further back are told to poll less often.",
+         [q(f"sum by (zone) (rate(coupon_waiting_room_poll_seconds_count{{{wr}}}[{RI}]))", "{{zone}}")], "reqps")
+    return d
+
+
 # --------------------------------------------------------------------------------- infrastructure
 def infrastructure():
     d = Dashboard("coupon-event-infrastructure", "Coupon event / Infrastructure",
@@ -389,6 +429,7 @@ DASHBOARDS = {
     "services.json": services,
     "load-test.json": load_test,
     "infrastructure.json": infrastructure,
+    "waiting-room.json": waiting_room,
 }
 
 

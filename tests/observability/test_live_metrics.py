@@ -1,6 +1,6 @@
 """Our services' metric names, checked on their real /actuator/prometheus after a small load.
 
-Needs both services running on the local harness (mk/observability.mk starts them with
+Needs the services (API, consumer, waiting room) running on the local harness (mk/observability.mk starts them with
 local/infra.sh and local/services.sh); ports follow PORT_OFFSET like every local port."""
 import json
 import os
@@ -19,8 +19,10 @@ from verifier import tokens
 
 OFFSET = int(os.environ.get("PORT_OFFSET", "0"))
 API = f"http://127.0.0.1:{8080 + OFFSET}"
+WAITING_ROOM = f"http://127.0.0.1:{8070 + OFFSET}"
 MANAGEMENT = {"coupon-api": f"http://127.0.0.1:{8081 + OFFSET}",
-              "coupon-consumer": f"http://127.0.0.1:{8091 + OFFSET}"}
+              "coupon-consumer": f"http://127.0.0.1:{8091 + OFFSET}",
+              "coupon-waiting-room": f"http://127.0.0.1:{8071 + OFFSET}"}
 # Generous: the first requests to a just-started JVM on a busy 2-core machine are slow.
 HTTP_TIMEOUT = 60
 SECRET = os.environ.get("COUPON_SECURITY_JWT_SECRET") or tokens.DEV_SECRET
@@ -114,11 +116,17 @@ def live():
             break
         time.sleep(2)
     call("GET", f"{API}/api/v1/admin/coupons/{coupon}/reconciliation", "obs-admin", admin=True)
+    # The waiting room's zone meters exist once a zone has seen a user: one join and one poll.
+    room = f"{WAITING_ROOM}/api/v1/waiting-room/coupons/{coupon}/entries"
+    joined, body = call("POST", room, "obs-7", body={})
+    assert joined == 200, body
+    polled, body = call("GET", f"{room}/me", "obs-7")
+    assert polled == 200, body
     return {app: scrape(app) for app in MANAGEMENT}
 
 
 def test_every_service_metric_read_by_dashboards_and_rules_is_published(live, rules, dashboards):
-    published = set(live["coupon-api"]) | set(live["coupon-consumer"])
+    published = set().union(*map(set, live.values()))
     wanted = {n: w for n, w in referenced_metrics(rules, dashboards).items() if is_service_metric(n)}
     missing = {n: w[:2] for n, w in wanted.items() if n not in published}
     # Counters of rare events (compensations, reconciler actions, dead letters) must be registered

@@ -10,7 +10,7 @@ RUNBOOKS = ROOT / "docs" / "runbooks.md"
 REQUIRED_ALERTS = {
     "CouponConsumerLagHigh", "CouponPersistStalled", "CouponDeadLetterRecords", "CouponApiLatencyHigh",
     "CouponApiServerErrors", "CouponIssuanceShedding", "KafkaUnderReplicatedPartitions", "KafkaBrokersMissing",
-    "RedisClusterNotOk", "CouponStockExhausted", "CouponConsumerScaleCeiling",
+    "RedisClusterNotOk", "CouponStockExhausted", "CouponConsumerScaleCeiling", "CouponWaitingRoomNotDraining",
 }
 
 
