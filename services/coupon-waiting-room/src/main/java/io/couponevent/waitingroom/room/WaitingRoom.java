@@ -1,0 +1,173 @@
+package io.couponevent.waitingroom.room;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.couponevent.common.entry.EntryGate;
+import io.couponevent.common.entry.EntryProperties;
+import io.couponevent.waitingroom.room.CouponStatusClient.CouponStatus;
+import io.couponevent.waitingroom.room.RoomStore.Outcome;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.stereotype.Service;
+import org.springframework.web.client.RestClientException;
+
+/** Join and poll: one script call each, then the answer and the token. */
+@Service
+class WaitingRoom {
+
+	private static final Logger log = LoggerFactory.getLogger(WaitingRoom.class);
+
+	/** How long the answer "the API does not know this coupon" is believed. */
+	private static final long UNKNOWN_COUPON_MS = 5_000;
+
+	private final Zones zones;
+
+	private final RoomStore store;
+
+	private final RoomMetrics metrics;
+
+	private final CouponStatusClient coupons;
+
+	private final EntryGate gate;
+
+	private final long entryTtlMs;
+
+	private final Clock clock;
+
+	/** Coupon id → true (the API knows it) or the time it answered 404. */
+	private final Map<Long, Long> checked = new ConcurrentHashMap<>();
+
+	WaitingRoom(Zones zones, RoomStore store, RoomMetrics metrics, CouponStatusClient coupons, EntryProperties entry) {
+		if (!entry.enabled()) {
+			throw new IllegalStateException("coupon.entry.secret (COUPON_ENTRY_SECRET) is required");
+		}
+		this.zones = zones;
+		this.store = store;
+		this.metrics = metrics;
+		this.coupons = coupons;
+		this.gate = new EntryGate(entry.secret());
+		this.entryTtlMs = entry.ttl().toMillis();
+		this.clock = Clock.systemUTC();
+	}
+
+	Entry join(String user, long couponId) {
+		Zone zone = this.zones.forCoupon(couponId);
+		requireKnown(zone, couponId);
+		RoomMetrics.ZoneMeters meters = this.metrics.zone(zone.name());
+		long start = System.nanoTime();
+		try {
+			return answer(zone, meters, user, couponId, "join");
+		}
+		finally {
+			meters.join.record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
+		}
+	}
+
+	Entry poll(String user, long couponId) {
+		Zone zone = this.zones.forCoupon(couponId);
+		RoomMetrics.ZoneMeters meters = this.metrics.zone(zone.name());
+		long start = System.nanoTime();
+		try {
+			return answer(zone, meters, user, couponId, "poll");
+		}
+		finally {
+			meters.poll.record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
+		}
+	}
+
+	private Entry answer(Zone zone, RoomMetrics.ZoneMeters meters, String user, long couponId, String op) {
+		long now = this.clock.millis();
+		Outcome o = this.store.call(zone, op, user, couponId, now, this.entryTtlMs);
+		record(meters, o);
+		return switch (o.state()) {
+			case "QUEUED" ->
+				new Entry("QUEUED", o.position(), ceilSeconds(o.etaMs()), pollAfter(o.etaMs()), null, null, null);
+			case "PAUSED" -> new Entry("PAUSED", o.position(), null, 5_000, null, null, null);
+			case "ADMITTED" -> {
+				Instant expiresAt = Instant.ofEpochMilli(o.admittedAt() + this.entryTtlMs);
+				yield new Entry("ADMITTED", 0, 0L, 0, this.gate.issue(user, couponId, expiresAt), expiresAt,
+						Instant.ofEpochMilli(o.admittedAt()));
+			}
+			case "SOLD_OUT", "CLOSED" -> new Entry(o.state(), 0, null, 0, null, null, null);
+			default -> throw new NotInQueueException(couponId);
+		};
+	}
+
+	private static void record(RoomMetrics.ZoneMeters meters, Outcome o) {
+		meters.queueLength.set(o.queueLength());
+		meters.active.set(o.active() ? 1 : 0);
+		if (o.admittedNow() > 0) {
+			meters.admitted.increment(o.admittedNow());
+		}
+		if (o.joined()) {
+			meters.joined.increment();
+		}
+		if (o.toldSoldOut()) {
+			meters.soldOut.increment();
+		}
+		long predictedWait = o.predictedAt() - o.joinedAt();
+		// below one second the ratio says more about timer resolution than about the
+		// estimate
+		if (o.predictedAt() >= 0 && predictedWait >= 1000) {
+			long actualWait = o.admittedAt() - o.joinedAt();
+			meters.etaError.record(Math.abs(actualWait - predictedWait) / (double) predictedWait);
+		}
+	}
+
+	/**
+	 * Further back, poll less often (a quarter of the wait, 1-10 s), so that the poll
+	 * load stays bounded whatever the queue's length; near the head, just after the next
+	 * admission step.
+	 */
+	static long pollAfter(long etaMs) {
+		if (etaMs < 1000) {
+			return Math.max(200, etaMs + 100);
+		}
+		return Math.min(10_000, Math.max(1000, etaMs / 4));
+	}
+
+	private static Long ceilSeconds(long ms) {
+		return ms < 0 ? null : (ms + 999) / 1000;
+	}
+
+	/**
+	 * A join for a coupon the API does not know is refused, so that nobody can fill Redis
+	 * with zones; when the API cannot answer, the join goes through (fail open: the API
+	 * refuses unknown coupons itself).
+	 */
+	private void requireKnown(Zone zone, long couponId) {
+		Long seen = this.checked.get(couponId);
+		long now = this.clock.millis();
+		if (seen != null && (seen == 0 || now - seen < UNKNOWN_COUPON_MS)) {
+			if (seen != 0) {
+				throw new CouponNotFoundException(couponId);
+			}
+			return;
+		}
+		Optional<CouponStatus> status;
+		try {
+			status = this.coupons.get(couponId);
+		}
+		catch (RestClientException ex) {
+			log.warn("coupon {}: the API did not answer ({}); letting the join through", couponId, ex.toString());
+			return;
+		}
+		if (status.isEmpty()) {
+			this.checked.put(couponId, now);
+			throw new CouponNotFoundException(couponId);
+		}
+		this.checked.put(couponId, 0L);
+		CouponStatus coupon = status.get();
+		// before the opening everybody queues (the pre-queue), from the first join on
+		if ("SCHEDULED".equals(coupon.state()) && coupon.opensAt() != null && coupon.opensAt().toEpochMilli() > now) {
+			this.store.setMeta(zone,
+					Map.of("prequeue", "1", "opensAt", Long.toString(coupon.opensAt().toEpochMilli())));
+		}
+	}
+
+}

@@ -1,0 +1,77 @@
+package io.couponevent.waitingroom;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+
+/**
+ * A stand-in for the API's public coupon view ({@code GET /api/v1/coupons/{id}}), a pure
+ * data source: every coupon is OPEN unless a test sets another state; a coupon set to
+ * {@code null} is unknown (404).
+ */
+final class CouponApiStandIn {
+
+	private final HttpServer server;
+
+	private final Map<Long, String> states = new ConcurrentHashMap<>();
+
+	private final Map<Long, Instant> opensAt = new ConcurrentHashMap<>();
+
+	private final Map<Long, Boolean> unknown = new ConcurrentHashMap<>();
+
+	CouponApiStandIn() throws IOException {
+		this.server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+		this.server.createContext("/api/v1/coupons/", this::answer);
+		this.server.start();
+	}
+
+	String url() {
+		return "http://127.0.0.1:" + this.server.getAddress().getPort();
+	}
+
+	void state(long coupon, String state) {
+		this.states.put(coupon, state);
+	}
+
+	void scheduled(long coupon, Instant opening) {
+		this.opensAt.put(coupon, opening);
+		this.states.put(coupon, "SCHEDULED");
+	}
+
+	void unknown(long coupon) {
+		this.unknown.put(coupon, true);
+	}
+
+	private void answer(HttpExchange exchange) throws IOException {
+		String path = exchange.getRequestURI().getPath();
+		long id = Long.parseLong(path.substring(path.lastIndexOf('/') + 1));
+		byte[] body;
+		int status;
+		if (this.unknown.containsKey(id)) {
+			status = 404;
+			body = "{\"code\":\"COUPON_NOT_FOUND\"}".getBytes(StandardCharsets.UTF_8);
+		}
+		else {
+			status = 200;
+			String state = this.states.getOrDefault(id, "OPEN");
+			Instant opens = this.opensAt.getOrDefault(id, Instant.now().minusSeconds(60));
+			body = ("{\"id\":" + id + ",\"name\":\"c\",\"quantity\":100,\"remaining\":"
+					+ ("SOLD_OUT".equals(state) ? 0 : 50) + ",\"opensAt\":\"" + opens + "\",\"closesAt\":\""
+					+ Instant.now().plusSeconds(3600) + "\",\"state\":\"" + state + "\"}")
+				.getBytes(StandardCharsets.UTF_8);
+		}
+		exchange.getResponseHeaders().set("Content-Type", "application/json");
+		exchange.sendResponseHeaders(status, body.length);
+		try (OutputStream out = exchange.getResponseBody()) {
+			out.write(body);
+		}
+	}
+
+}

@@ -1,0 +1,368 @@
+package io.couponevent.waitingroom;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.couponevent.common.entry.EntryGate;
+import io.couponevent.testsupport.Eventually;
+import io.couponevent.testsupport.Harness;
+import io.couponevent.testsupport.Tokens;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.core.env.Environment;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The waiting room against the real Redis Cluster of the harness; the API's coupon view
+ * is a stand-in HTTP server (a pure data source).
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class WaitingRoomApiTest {
+
+	private static final String ENTRY_SECRET = "test-entry-secret-0123456789abcdef-0123";
+
+	private static final long LEAVERS_COUPON = 9000000001L;
+
+	private static final CouponApiStandIn API;
+
+	static {
+		try {
+			API = new CouponApiStandIn();
+		}
+		catch (java.io.IOException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	private static final JsonMapper JSON = JsonMapper.builder().build();
+
+	private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+	@Autowired
+	Environment env;
+
+	@Autowired
+	StringRedisTemplate redis;
+
+	@DynamicPropertySource
+	static void api(DynamicPropertyRegistry registry) {
+		registry.add("coupon.waiting-room.api-url", API::url);
+	}
+
+	record Reply(int status, JsonNode body) {
+
+		String text(String field) {
+			return this.body.get(field) == null || this.body.get(field).isNull() ? null
+					: this.body.get(field).asString();
+		}
+
+		long number(String field) {
+			return this.body.get(field).asLong();
+		}
+
+	}
+
+	@BeforeEach
+	void freshLeaversZone() {
+		for (String suffix : List.of("q", "adm", "seen", "meta", "soldout", "closed", "eta")) {
+			this.redis.delete("wr:{leavers}:" + suffix);
+		}
+	}
+
+	@Test
+	void aBurstUnderTheBudgetNeverQueues() throws Exception {
+		long coupon = Harness.uniqueCouponId();
+		for (int i = 0; i < 40; i++) {
+			Reply r = join(coupon, "burst-" + i);
+			assertThat(r.status()).isEqualTo(200);
+			assertThat(r.text("state")).isEqualTo("ADMITTED");
+			assertThat(r.text("entryToken")).isNotBlank();
+		}
+		Reply zone = admin("GET", "coupon-" + coupon, null);
+		assertThat(zone.body().get("active").asBoolean()).isFalse();
+		assertThat(this.redis.hasKey(EntryGate.key(coupon))).isFalse();
+	}
+
+	@Test
+	void arrivalsBeyondTheBudgetQueueAndAreAdmittedInOrderOneSubWindowAtATime() throws Exception {
+		long coupon = Harness.uniqueCouponId();
+		String zone = "coupon-" + coupon;
+		// 120 a minute in 1 s steps: 2 users a step once a queue exists
+		for (int i = 0; i < 120; i++) {
+			assertThat(join(coupon, "early-" + i).text("state")).isEqualTo("ADMITTED");
+		}
+		List<String> users = new ArrayList<>();
+		long lastEta = -1;
+		for (int i = 0; i < 8; i++) {
+			String user = "late-" + i;
+			users.add(user);
+			Reply r = join(coupon, user);
+			assertThat(r.text("state")).isEqualTo("QUEUED");
+			assertThat(r.number("position")).isEqualTo(i + 1);
+			assertThat(r.number("etaSeconds")).isGreaterThanOrEqualTo(lastEta);
+			assertThat(r.number("pollAfterMs")).isPositive();
+			lastEta = r.number("etaSeconds");
+		}
+		assertThat(admin("GET", zone, null).body().get("active").asBoolean()).isTrue();
+		assertThat(Eventually.await(Duration.ofSeconds(10), () -> this.redis.hasKey(EntryGate.key(coupon)),
+				Boolean.TRUE::equals))
+			.isTrue();
+		// a re-join never moves a user back
+		Reply again = join(coupon, "late-0");
+		assertThat(again.text("state")).isIn("QUEUED", "ADMITTED");
+
+		Map<String, Long> admittedAt = new HashMap<>();
+		Instant deadline = Instant.now().plusSeconds(60);
+		while (admittedAt.size() < users.size() && Instant.now().isBefore(deadline)) {
+			for (String user : users) {
+				if (!admittedAt.containsKey(user)) {
+					Reply r = poll(coupon, user);
+					assertThat(r.status()).isEqualTo(200);
+					if ("ADMITTED".equals(r.text("state"))) {
+						admittedAt.put(user, Instant.parse(r.text("admittedAt")).toEpochMilli());
+					}
+				}
+			}
+			Thread.sleep(200);
+		}
+		assertThat(admittedAt).hasSize(users.size());
+		for (int i = 1; i < users.size(); i++) {
+			assertThat(admittedAt.get(users.get(i))).as("admission order of " + users.get(i))
+				.isGreaterThanOrEqualTo(admittedAt.get(users.get(i - 1)));
+		}
+		// at most two steps' quota (4) at any instant, and 8 users need at least 3 steps
+		Map<Long, Integer> perInstant = new HashMap<>();
+		admittedAt.values().forEach((t) -> perInstant.merge(t, 1, Integer::sum));
+		assertThat(perInstant.values()).allMatch((n) -> n <= 4);
+		long span = admittedAt.get(users.get(7)) - admittedAt.get(users.get(0));
+		assertThat(span).isGreaterThanOrEqualTo(1500);
+
+		// drained: the queue switches off and the gate opens
+		assertThat(Eventually
+			.await(Duration.ofSeconds(10), () -> admin("GET", zone, null), (r) -> !r.body().get("active").asBoolean())
+			.body()
+			.get("active")
+			.asBoolean()).isFalse();
+		assertThat(Eventually.await(Duration.ofSeconds(10), () -> this.redis.hasKey(EntryGate.key(coupon)),
+				Boolean.FALSE::equals))
+			.isFalse();
+	}
+
+	@Test
+	void modeOnQueuesEveryoneAndRejoinKeepsThePlace() throws Exception {
+		long coupon = Harness.uniqueCouponId();
+		String zone = "coupon-" + coupon;
+		assertThat(admin("PUT", zone, "{\"mode\":\"on\",\"paused\":true}").status()).isEqualTo(200);
+		assertThat(join(coupon, "first").number("position")).isEqualTo(1);
+		assertThat(join(coupon, "second").number("position")).isEqualTo(2);
+		assertThat(join(coupon, "third").number("position")).isEqualTo(3);
+		Reply rejoin = join(coupon, "second");
+		assertThat(rejoin.text("state")).isEqualTo("PAUSED");
+		assertThat(rejoin.number("position")).isEqualTo(2);
+		Reply off = admin("PUT", zone, "{\"mode\":\"off\"}");
+		assertThat(off.text("mode")).isEqualTo("off");
+		assertThat(join(coupon, "fourth").text("state")).isEqualTo("ADMITTED");
+	}
+
+	@Test
+	void pauseHoldsTheQueue() throws Exception {
+		long coupon = Harness.uniqueCouponId();
+		String zone = "coupon-" + coupon;
+		admin("PUT", zone, "{\"mode\":\"on\",\"paused\":true}");
+		Reply r = join(coupon, "patient");
+		assertThat(r.text("state")).isEqualTo("PAUSED");
+		Thread.sleep(2500);
+		assertThat(poll(coupon, "patient").text("state")).isEqualTo("PAUSED");
+		admin("PUT", zone, "{\"paused\":false}");
+		assertThat(Eventually
+			.await(Duration.ofSeconds(10), () -> poll(coupon, "patient"), (p) -> "ADMITTED".equals(p.text("state")))
+			.text("state")).isEqualTo("ADMITTED");
+	}
+
+	@Test
+	void leaversArePurgedAndThoseBehindMoveUp() throws Exception {
+		assertThat(join(LEAVERS_COUPON, "gone-1").number("position")).isEqualTo(1);
+		assertThat(join(LEAVERS_COUPON, "gone-2").number("position")).isEqualTo(2);
+		assertThat(join(LEAVERS_COUPON, "stays").number("position")).isEqualTo(3);
+		admin("PUT", "leavers", "{\"paused\":true}");
+		Reply stays = Eventually.await(Duration.ofSeconds(20), () -> poll(LEAVERS_COUPON, "stays"),
+				(r) -> r.number("position") == 1);
+		assertThat(stays.number("position")).isEqualTo(1);
+		Reply gone = poll(LEAVERS_COUPON, "gone-1");
+		assertThat(gone.status()).isEqualTo(404);
+		assertThat(gone.text("code")).isEqualTo("NOT_IN_QUEUE");
+		assertThat(join(LEAVERS_COUPON, "gone-1").number("position")).isEqualTo(2);
+	}
+
+	@Test
+	void theSweeperPurgesMoreLeaversThanOneLuaUnpackTakes() throws Exception {
+		admin("PUT", "leavers", "{\"paused\":true}");
+		long longAgo = System.currentTimeMillis() - 60_000;
+		java.util.Set<org.springframework.data.redis.core.ZSetOperations.TypedTuple<String>> users = new java.util.HashSet<>();
+		for (int i = 0; i < 9000; i++) {
+			users
+				.add(org.springframework.data.redis.core.ZSetOperations.TypedTuple.of("silent-" + i, (double) longAgo));
+		}
+		this.redis.opsForZSet().add("wr:{leavers}:q", users);
+		this.redis.opsForZSet().add("wr:{leavers}:seen", users);
+		assertThat(Eventually.await(Duration.ofSeconds(30), () -> this.redis.opsForZSet().zCard("wr:{leavers}:q"),
+				(n) -> n == 0))
+			.isZero();
+		assertThat(this.redis.opsForZSet().zCard("wr:{leavers}:seen")).isZero();
+	}
+
+	@Test
+	void soldOutReachesEveryWaitingUserAndQueuesNobodyNew() throws Exception {
+		long coupon = Harness.uniqueCouponId();
+		String zone = "coupon-" + coupon;
+		admin("PUT", zone, "{\"mode\":\"on\",\"paused\":true}");
+		List<String> users = List.of("w1", "w2", "w3", "w4", "w5");
+		for (String user : users) {
+			assertThat(join(coupon, user).text("state")).isEqualTo("PAUSED");
+		}
+		API.state(coupon, "SOLD_OUT");
+		for (String user : users) {
+			assertThat(Eventually
+				.await(Duration.ofSeconds(10), () -> poll(coupon, user), (r) -> "SOLD_OUT".equals(r.text("state")))
+				.text("state")).isEqualTo("SOLD_OUT");
+		}
+		Reply late = join(coupon, "late");
+		assertThat(late.text("state")).isEqualTo("SOLD_OUT");
+		assertThat(poll(coupon, "late").status()).isEqualTo(200);
+		assertThat(prometheus()).contains(
+				"coupon_waiting_room_sold_out_total{application=\"coupon-waiting-room\",zone=\"" + zone + "\"} 5.0");
+	}
+
+	@Test
+	void theEntryTokenAdmitsOnlyItsUserAndCouponUntilItExpires() throws Exception {
+		long coupon = Harness.uniqueCouponId();
+		Reply r = join(coupon, "holder");
+		assertThat(r.text("state")).isEqualTo("ADMITTED");
+		String token = r.text("entryToken");
+		Instant expiresAt = Instant.parse(r.text("expiresAt"));
+		EntryGate gate = new EntryGate(ENTRY_SECRET);
+		Instant now = Instant.now();
+		assertThat(gate.admits(token, "holder", coupon, now)).isTrue();
+		assertThat(gate.admits(token, "someone-else", coupon, now)).isFalse();
+		assertThat(gate.admits(token, "holder", coupon + 1, now)).isFalse();
+		assertThat(gate.admits(token, "holder", coupon, expiresAt.plusSeconds(1))).isFalse();
+		String forged = token.substring(0, token.lastIndexOf('.') + 1) + "AAAA"
+				+ token.substring(token.lastIndexOf('.') + 5);
+		assertThat(gate.admits(forged, "holder", coupon, now)).isFalse();
+		assertThat(new EntryGate("another-secret-0123456789abcdef-0123456").admits(token, "holder", coupon, now))
+			.isFalse();
+		// a poll re-issues the same admission, not a longer one
+		Reply again = poll(coupon, "holder");
+		assertThat(again.text("expiresAt")).isEqualTo(r.text("expiresAt"));
+	}
+
+	@Test
+	void thePreQueueOpensInShuffledOrder() throws Exception {
+		long coupon = Harness.uniqueCouponId();
+		API.scheduled(coupon, Instant.now().plusSeconds(3));
+		for (int i = 0; i < 5; i++) {
+			Reply r = join(coupon, "pre-" + i);
+			assertThat(r.text("state")).isEqualTo("QUEUED");
+			assertThat(r.number("etaSeconds")).isGreaterThanOrEqualTo(1);
+		}
+		Thread.sleep(1000);
+		assertThat(poll(coupon, "pre-0").text("state")).isEqualTo("QUEUED");
+		API.state(coupon, "OPEN");
+		assertThat(Eventually
+			.await(Duration.ofSeconds(15), () -> poll(coupon, "pre-4"), (p) -> "ADMITTED".equals(p.text("state")))
+			.text("state")).isEqualTo("ADMITTED");
+	}
+
+	@Test
+	void badInputIsAProblemNeverAServerError() throws Exception {
+		Reply bad = call("POST", "/api/v1/waiting-room/coupons/abc/entries", Tokens.user("u"), null);
+		assertThat(bad.status()).isEqualTo(400);
+		assertThat(bad.text("code")).isEqualTo("INVALID_REQUEST");
+		assertThat(call("POST", "/api/v1/waiting-room/coupons/-5/entries", Tokens.user("u"), null).status())
+			.isEqualTo(400);
+		assertThat(call("POST", "/api/v1/waiting-room/coupons/99999999999999999999/entries", Tokens.user("u"), null)
+			.status()).isEqualTo(400);
+		Reply anonymous = call("POST", "/api/v1/waiting-room/coupons/1/entries", null, null);
+		assertThat(anonymous.status()).isEqualTo(401);
+		assertThat(anonymous.text("code")).isEqualTo("UNAUTHENTICATED");
+		assertThat(call("POST", "/api/v1/waiting-room/coupons/1/entries", Tokens.forged("u"), null).status())
+			.isEqualTo(401);
+		long coupon = Harness.uniqueCouponId();
+		Reply notJoined = poll(coupon, "stranger");
+		assertThat(notJoined.status()).isEqualTo(404);
+		assertThat(notJoined.text("code")).isEqualTo("NOT_IN_QUEUE");
+		long unknown = Harness.uniqueCouponId();
+		API.unknown(unknown);
+		assertThat(join(unknown, "u").text("code")).isEqualTo("COUPON_NOT_FOUND");
+		assertThat(call("GET", "/api/v1/admin/waiting-room/zones/coupon-1", Tokens.user("u"), null).status())
+			.isEqualTo(403);
+		assertThat(admin("GET", "nope", null).status()).isEqualTo(404);
+		assertThat(admin("PUT", "coupon-" + coupon, "{\"mode\":\"sometimes\"}").status()).isEqualTo(400);
+		assertThat(admin("PUT", "coupon-" + coupon, "{\"budgetPerMinute\":0}").status()).isEqualTo(400);
+		assertThat(admin("PUT", "coupon-" + coupon, "{not json").status()).isEqualTo(400);
+		assertThat(admin("PUT", "coupon-" + coupon, "[1,2]").status()).isEqualTo(400);
+	}
+
+	private Reply join(long coupon, String user) {
+		return call("POST", "/api/v1/waiting-room/coupons/" + coupon + "/entries", Tokens.user(user), null);
+	}
+
+	private Reply poll(long coupon, String user) {
+		return call("GET", "/api/v1/waiting-room/coupons/" + coupon + "/entries/me", Tokens.user(user), null);
+	}
+
+	private Reply admin(String method, String zone, String body) {
+		return call(method, "/api/v1/admin/waiting-room/zones/" + zone, Tokens.admin("ops"), body);
+	}
+
+	private String prometheus() throws Exception {
+		String port = this.env.getProperty("local.management.port");
+		return this.http
+			.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/prometheus")).build(),
+					HttpResponse.BodyHandlers.ofString())
+			.body();
+	}
+
+	private Reply call(String method, String path, String token, String body) {
+		String port = this.env.getProperty("local.server.port");
+		HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+			.timeout(Harness.httpTimeout());
+		if (token != null) {
+			b.header("Authorization", "Bearer " + token);
+		}
+		if (body != null) {
+			b.header("Content-Type", "application/json");
+		}
+		b.method(method,
+				body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+		try {
+			HttpResponse<String> r = this.http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+			return new Reply(r.statusCode(), r.body().isBlank() ? JSON.createObjectNode() : JSON.readTree(r.body()));
+		}
+		catch (java.io.IOException ex) {
+			throw new java.io.UncheckedIOException(ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+}
