@@ -160,6 +160,7 @@ must_fail "an event without the API chart" "hooks run the coupon-api image" --se
 must_fail "a misspelled waiting-room zone key" "budgetPerMinut" \
   --set couponWaitingRoom.zones.main.budgetPerMinut=10
 must_fail "a waiting-room mode that does not exist" "mode" --set couponWaitingRoom.defaults.mode=sometimes
+must_fail "a waiting-room zone named like a coupon's own zone" "coupon-1" --set "couponWaitingRoom.zones.coupon-1.coupons={1}"
 must_fail "a waiting-room Redis password without its own Redis" "apply to couponWaitingRoom.redis.nodes" \
   --set couponWaitingRoom.redis.existingSecret=wr-redis
 must_fail "batches that hold a rebalance for minutes under the write cap" "maxPollRecords x concurrency / maxInsertsPerSecond" \
