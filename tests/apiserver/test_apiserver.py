@@ -27,6 +27,7 @@ SCENARIOS = {
     "external": ["examples/external-kafka.yaml"],
     "loadtest": ["examples/loadtest.yaml"],
     "no-autoscaling": ["examples/dev.yaml"],
+    "no-waiting-room": ["tests/chart/fixtures/no-waiting-room.yaml"],
 }
 SCENARIOS.update({f"example-{p.stem}": [f"examples/{p.name}"]
                   for p in sorted((ROOT / "examples").glob("*.yaml"))
@@ -76,10 +77,13 @@ def external_secrets(chart: Path, files: list[str]) -> dict[str, dict[str, str]]
     """The Secrets an operator creates before installing an event on external Redis/MySQL."""
     import yaml
     merged: dict = {}
+    room_redis: dict = {}
     for f in [OFFLINE, *files]:
-        g = (yaml.safe_load((chart / f).read_text()) or {}).get("global", {})
-        for part in ("externalDatabase", "externalRedis", "externalKafka", "jwt"):
+        values = yaml.safe_load((chart / f).read_text()) or {}
+        g = values.get("global", {})
+        for part in ("externalDatabase", "externalRedis", "externalKafka", "jwt", "entry"):
             merged.setdefault(part, {}).update(g.get(part) or {})
+        room_redis.update((values.get("couponWaitingRoom") or {}).get("redis") or {})
     secrets = {}
     db, redis, jwt = merged["externalDatabase"], merged["externalRedis"], merged["jwt"]
     sasl = (merged["externalKafka"].get("sasl") or {})
@@ -95,6 +99,10 @@ def external_secrets(chart: Path, files: list[str]) -> dict[str, dict[str, str]]
         secrets[redis["existingSecret"]] = {redis.get("existingSecretPasswordKey", "redis-password"): "test-redis-pw"}
     if jwt.get("existingSecret"):
         secrets[jwt["existingSecret"]] = {jwt.get("existingSecretKey", "jwt-secret"): "x" * 48}
+    if merged["entry"].get("existingSecret"):
+        secrets[merged["entry"]["existingSecret"]] = {merged["entry"].get("existingSecretKey", "entry-secret"): "e" * 48}
+    if room_redis.get("existingSecret"):
+        secrets[room_redis["existingSecret"]] = {room_redis.get("existingSecretPasswordKey", "redis-password"): "wr-pw"}
     return secrets
 
 
@@ -174,6 +182,56 @@ def test_custom_resources_are_in_the_release(release):
         assert {"Kafka", "KafkaNodePool", "KafkaTopic"} <= kinds
     if "loadtest" in release.scenario:
         assert "TestRun" in kinds
+
+
+def test_waiting_room_is_in_the_event_unless_switched_off(release):
+    """Deployment, Service, HPA or fixed replicas, PDB, NetworkPolicy, ServiceMonitor; the API reads
+    the entry key from the same Secret either way."""
+    names = {(o["kind"], o["metadata"]["name"]) for o in release.objects}
+    room = f"{release.name}-coupon-waiting-room"
+    parts = {("Deployment", room), ("Service", room), ("NetworkPolicy", f"{release.name}-waiting-room")}
+    api = next(o for o in cc.of_kind(release.objects, "Deployment") if o["metadata"]["name"].endswith("-coupon-api"))
+    api_entry = [e for c in api["spec"]["template"]["spec"]["containers"] for e in c.get("env", [])
+                 if e["name"] == "COUPON_ENTRY_SECRET"]
+    assert len(api_entry) == 1, "the API reads the entry key whether or not the waiting room is on"
+    if release.scenario == "no-waiting-room":
+        assert not parts & names, parts & names
+        assert not [(k, n) for k, n in names if n in (room, f"{release.name}-waiting-room")], names
+        return
+    assert parts <= names, parts - names
+    if release.scenario not in ("no-autoscaling", "example-dev"):
+        assert {("HorizontalPodAutoscaler", room), ("PodDisruptionBudget", room)} <= names
+    if "ServiceMonitor" in {k for k, _ in names}:
+        assert ("ServiceMonitor", room) in names
+    deploy = next(o for o in cc.of_kind(release.objects, "Deployment") if o["metadata"]["name"] == room)
+    room_entry = [e for c in deploy["spec"]["template"]["spec"]["containers"] for e in c.get("env", [])
+                  if e["name"] == "COUPON_ENTRY_SECRET"]
+    assert room_entry == api_entry, "the waiting room signs with the key the API checks"
+
+
+def test_entry_key_survives_upgrades_and_toggling_the_waiting_room(chart):
+    """The generated entry key is read back with lookup on every upgrade: switching the waiting room
+    off and on again keeps the key, so tokens in flight and the API's copy stay valid."""
+    r = Release("entry-key", chart, [])
+    create_namespace_with_secrets(r.ns, external_secrets(chart, []))
+    base = values_args(chart, [])
+
+    def key():
+        return kubectl_json("get", "secret", f"{r.name}-entry", "--namespace", r.ns)["data"]["entry-secret"]
+
+    r.helm("install", r.name, str(chart), *base, "--no-hooks", timeout=300)
+    first = key()
+    assert len(first) >= 80
+    r.helm("upgrade", r.name, str(chart), *base, "--set", "couponWaitingRoom.enabled=false", "--no-hooks",
+           timeout=300)
+    off = {cc.name_of(o) for o in r.live(r.manifest())}
+    assert not any(n.endswith("-coupon-waiting-room") for n in off), off
+    assert key() == first
+    r.helm("upgrade", r.name, str(chart), *base, "--set", "couponWaitingRoom.enabled=true", "--no-hooks",
+           timeout=300)
+    assert any(n.endswith("-coupon-waiting-room") for n in {cc.name_of(o) for o in r.live(r.manifest())})
+    assert key() == first
+    r.helm("uninstall", r.name, timeout=300)
 
 
 # ------------------------------------------------------------------------------------ workloads

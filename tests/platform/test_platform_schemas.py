@@ -52,9 +52,9 @@ def test_skaffold_schema_rejects_a_misspelled_key(skaffold, skaffold_schema):
     assert errors(skaffold_schema, broken), "a misspelled key must not pass the schema"
 
 
-def test_skaffold_builds_both_services_with_jib(skaffold):
+def test_skaffold_builds_every_service_with_jib(skaffold):
     artifacts = {a["image"]: a for a in skaffold["build"]["artifacts"]}
-    assert set(artifacts) == {"coupon-api", "coupon-consumer"}
+    assert set(artifacts) == {"coupon-api", "coupon-consumer", "coupon-waiting-room"}
     for name, a in artifacts.items():
         assert a["context"] == "services"
         assert a["jib"]["project"] == name
