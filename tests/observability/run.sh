@@ -17,7 +17,7 @@ trap harness_down EXIT
 if [ "${OBS_LIVE:-1}" = 0 ]; then
   args+=(--ignore="$HERE/test_live_metrics.py")
 else
-  harness_up || { echo "(OBS_LIVE=0 skips the live part)" >&2; exit 1; }
+  harness_up waiting-room || { echo "(OBS_LIVE=0 skips the live part)" >&2; exit 1; }
 fi
 
 tests/pytest.sh "$HERE" "${args[@]}" "$@"
