@@ -1,0 +1,109 @@
+"""The pure logic of make bench (local/bench/): the ladder's search, the summary's correctness and
+targets, the JFR share's buckets. The measuring itself runs against the harness (make bench)."""
+import argparse
+import pathlib
+import sys
+
+import pytest
+
+BENCH = pathlib.Path(__file__).resolve().parents[2] / "local" / "bench"
+sys.path[:0] = [str(BENCH), str(BENCH.parent)]
+
+import jfr_share  # noqa: E402
+import ladder  # noqa: E402
+import summary  # noqa: E402
+
+
+class FakeLadder(ladder.Ladder):
+    """A ladder whose steps pass up to a true capacity, without a harness."""
+
+    def __init__(self, capacity, **options):
+        defaults = dict(start=300, growth=1.5, resolution=0.05, step_seconds=25, warmup_rate=300, warmup_seconds=20,
+                        max_steps=20, fixed=None)
+        self.a = argparse.Namespace(**{**defaults, **options})
+        self.capacity = capacity
+        self.steps = []
+
+    def step(self, rate, seconds, label):
+        passed = label == "warmup" or rate <= self.capacity
+        self.steps.append({"label": label, "rate": rate, "passed": passed})
+        return passed
+
+
+@pytest.mark.parametrize("capacity", [290, 600, 650, 1000, 1720])
+def test_the_ladder_finds_capacity_within_its_resolution(capacity):
+    lad = FakeLadder(capacity)
+    found = lad.search()
+    assert found <= capacity
+    assert (capacity - found) / capacity <= 0.05 + 1e-9
+    assert lad.steps[0]["label"] == "warmup"
+    # grows by 1.5 until the first fail, then bisects: a handful of steps, not a sweep
+    assert len(lad.steps) <= 12
+
+
+def test_the_ladder_shrinks_when_the_first_step_fails():
+    lad = FakeLadder(120)
+    found = lad.search()
+    assert found is not None and 120 * 0.95 <= found <= 120
+    assert any(s["label"] == "shrink" for s in lad.steps)
+
+
+def test_fixed_rates_run_exactly_those_steps():
+    lad = FakeLadder(10, fixed=[500, 500], warmup_seconds=0)
+    assert lad.search() is None
+    assert [s["rate"] for s in lad.steps] == [500, 500]
+
+
+def test_harness_process_names_map_to_components():
+    assert [ladder.role(n) for n in ("api", "consumer", "consumer-2", "kafka-1", "redis-7501", "mariadb")] == \
+        ["api", "consumer", "consumer", "kafka", "redis", "mariadb"]
+
+
+def step(**kw):
+    s = {"label": "grow", "rate": 300, "achieved_rps": 300, "p95_ms": 100, "p99_ms": 150, "passed": True,
+         "invariants_passed": 1, "over_issue": 0, "duplicates": 0, "lost_acceptances": 0,
+         **{k: 500 for k in summary.CPU}, "cores_used": 1.5}
+    return {**s, **kw}
+
+
+def test_summary_reports_targets_without_judging_them():
+    lad = {"capacity_rps": 300, "steps": [step()], **{k: 500 for k in summary.CPU}}
+    out = summary.summarize(lad, None, None, None)
+    assert out["capacity_rps"] == 300 and out["meets_capacity_rps"] == 0
+    assert out["meets_server_cpu_us_per_accepted"] == 1 and out["meets_api_cpu_us_per_accepted"] == 0
+    assert out["correct"] == 1
+
+
+@pytest.mark.parametrize("bad", [{"over_issue": 1}, {"lost_acceptances": 2}, {"invariants_passed": 0},
+                                 {"duplicates": -1}])
+def test_summary_fails_on_any_correctness_figure_of_a_step(bad):
+    lad = {"capacity_rps": 300, "steps": [step(), step(**bad)]}
+    assert summary.summarize(lad, None, None, None)["correct"] == 0
+
+
+def test_summary_fails_on_a_spike_that_lost_an_acceptance():
+    spike = {"k6": {"requests": 10, "accepted": 10, "p50_ms": 1, "p95_ms": 2, "p99_ms": 3, "shed": 0, "gave_up": 0,
+                    "unexpected": 0, "vus_peak": 10, "all_answered_s": 1.5},
+             "verification": {"passed": False, "over_issue": 0, "duplicates": 0, "lost_acceptances": 1,
+                              "drain_seconds": 0.1, "persist_rps": 10}}
+    out = summary.summarize({"capacity_rps": 300, "steps": [step()]}, spike, None, None)
+    assert out["spike_all_answered_s"] == 1.5
+    assert out["lost_acceptances"] == 1 and out["correct"] == 0
+
+
+def test_jfr_samples_are_charged_to_the_topmost_frame_outside_the_jdk():
+    stacks = [
+        ["java.util.HashMap.get", "org.springframework.security.web.FilterChainProxy.doFilter", "org.apache.catalina.X.y"],
+        ["com.nimbusds.jose.crypto.MACVerifier.verify", "org.springframework.security.A.b"],
+        ["sun.nio.ch.EPoll.wait", "org.apache.tomcat.util.net.NioEndpoint.run"],
+        ["io.couponevent.api.issuance.IssuanceService.issue", "org.springframework.web.servlet.DispatcherServlet.x"],
+        ["org.springframework.beans.BeanUtils.x"],
+        ["java.lang.Thread.run"],
+        [],
+    ]
+    total, buckets, _, charged = jfr_share.share(stacks)
+    assert total == 6
+    assert buckets["Spring Security + JWT (Nimbus)"] == 2
+    assert buckets["Tomcat"] == 1 and buckets["our code (io.couponevent)"] == 1
+    assert buckets["other Spring"] == 1 and buckets["JDK"] == 1
+    assert charged["org.springframework.security.web.FilterChainProxy.doFilter"] == 1
