@@ -24,7 +24,7 @@ import org.springframework.stereotype.Service;
  * compensated so no stock is stranded. MySQL is not touched here.
  */
 @Service
-class IssuanceService {
+public class IssuanceService {
 
 	private static final Logger log = LoggerFactory.getLogger(IssuanceService.class);
 

@@ -31,9 +31,9 @@ class ProblemSecurityHandlers implements AuthenticationEntryPoint, AccessDeniedH
 	public void commence(HttpServletRequest request, HttpServletResponse response, AuthenticationException e)
 			throws IOException {
 		boolean tokenSent = request.getHeader(HttpHeaders.AUTHORIZATION) != null;
-		response.setHeader(HttpHeaders.WWW_AUTHENTICATE, tokenSent ? "Bearer error=\"invalid_token\"" : "Bearer");
+		response.setHeader(HttpHeaders.WWW_AUTHENTICATE, tokenSent ? Problems.INVALID_TOKEN_CHALLENGE : "Bearer");
 		write(response, HttpStatus.UNAUTHORIZED, "UNAUTHENTICATED",
-				tokenSent ? "the bearer token is invalid or expired" : "a bearer token is required");
+				tokenSent ? Problems.TOKEN_INVALID : Problems.TOKEN_REQUIRED);
 	}
 
 	@Override

@@ -38,6 +38,13 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
 		this.retryAfterSeconds = issuance.retryAfterHeader();
 	}
 
+	/** Whether {@link #domain} has an answer for {@code e}. */
+	static boolean handles(RuntimeException e) {
+		return e instanceof InvalidCouponIdException || e instanceof CouponNotFoundException
+				|| e instanceof QuantityBelowIssuedException || e instanceof IssuanceRefusedException
+				|| e instanceof IssuanceUnavailableException;
+	}
+
 	/** The features' exceptions: the one table of their status and {@code code}. */
 	@ExceptionHandler({ InvalidCouponIdException.class, CouponNotFoundException.class,
 			QuantityBelowIssuedException.class, IssuanceRefusedException.class, IssuanceUnavailableException.class })

@@ -10,6 +10,13 @@ import org.springframework.http.ProblemDetail;
 /** RFC 9457 problem details with the stable {@code code} property clients switch on. */
 public final class Problems {
 
+	/** The 401 answers' details and challenge, wherever a token is checked. */
+	public static final String TOKEN_REQUIRED = "a bearer token is required";
+
+	public static final String TOKEN_INVALID = "the bearer token is invalid or expired";
+
+	public static final String INVALID_TOKEN_CHALLENGE = "Bearer error=\"invalid_token\"";
+
 	private Problems() {
 	}
 

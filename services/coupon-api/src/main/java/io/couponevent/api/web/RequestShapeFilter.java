@@ -46,8 +46,8 @@ class RequestShapeFilter extends OncePerRequestFilter {
 		this.maxBodyBytes = maxBodyBytes;
 		this.unsupported = json.writeValueAsBytes(Problems.members(HttpStatus.UNSUPPORTED_MEDIA_TYPE,
 				"UNSUPPORTED_MEDIA_TYPE", "send the body as application/json"));
-		this.tooLarge = json.writeValueAsBytes(Problems.members(HttpStatus.CONTENT_TOO_LARGE, "CONTENT_TOO_LARGE",
-				"the body is larger than " + maxBodyBytes + " bytes"));
+		this.tooLarge = json.writeValueAsBytes(Problems.members(HttpStatus.CONTENT_TOO_LARGE,
+				Problems.codeFor(HttpStatus.CONTENT_TOO_LARGE), "the body is larger than " + maxBodyBytes + " bytes"));
 		this.twoCredentials = json.writeValueAsBytes(
 				Problems.members(HttpStatus.BAD_REQUEST, "INVALID_REQUEST", "send one Authorization header"));
 	}

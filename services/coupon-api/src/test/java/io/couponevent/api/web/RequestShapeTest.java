@@ -84,7 +84,7 @@ class RequestShapeTest {
 		String body = "{\"pad\":\"" + "x".repeat(1_000_000) + "\"}";
 		Reply reply = api.call("POST", path(), Tokens.user(user), "application/json", body);
 		refusedWithNothingReserved(reply, 413, user);
-		assertThat(reply.code()).isEqualTo("CONTENT_TOO_LARGE");
+		assertThat(reply.code()).isEqualTo("PAYLOAD_TOO_LARGE");
 	}
 
 	@Test
