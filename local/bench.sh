@@ -11,7 +11,7 @@
 #                    until every user had a final answer, and the invariants
 #   sold-out storm   SOLDOUT_USERS users ask for a coupon with no stock left: every answer a 410
 # Options (environment): STEP_SECONDS (25) LADDER_START (300) LADDER_GROWTH (1.5)
-# LADDER_RESOLUTION (0.05) LADDER_MAX_STEPS (10) WARMUP_RATE (300) WARMUP_SECONDS (20) MAX_VUS (3000)
+# LADDER_RESOLUTION (0.05) LADDER_MAX_STEPS (10) WARMUP_RATE (300) WARMUP_SECONDS (45) MAX_VUS (3000)
 # SPIKE_USERS (10000, 0 skips) SOLDOUT_USERS (20000, 0 skips) RAMP (2s) SHED_RETRIES (20) BUILD (0)
 # KEEP (0) PORT_OFFSET / RUN_DIR, API_JAVA_OPTS / CONSUMER_JAVA_OPTS / JAVA_OPTS (local/services.sh).
 # Exit code 1 only when a correctness figure fails; capacity and latency are reported, not judged.

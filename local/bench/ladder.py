@@ -224,7 +224,7 @@ def main(argv=None):
     p.add_argument("--resolution", type=float, default=float(os.environ.get("LADDER_RESOLUTION", 0.05)))
     p.add_argument("--step-seconds", type=int, default=int(os.environ.get("STEP_SECONDS", 25)))
     p.add_argument("--warmup-rate", type=int, default=int(os.environ.get("WARMUP_RATE", 300)))
-    p.add_argument("--warmup-seconds", type=int, default=int(os.environ.get("WARMUP_SECONDS", 20)))
+    p.add_argument("--warmup-seconds", type=int, default=int(os.environ.get("WARMUP_SECONDS", 45)))
     p.add_argument("--max-steps", type=int, default=int(os.environ.get("LADDER_MAX_STEPS", 10)))
     p.add_argument("--max-vus", type=int, default=int(os.environ.get("MAX_VUS", 3000)))
     p.add_argument("--p95-ms", type=float, default=float(os.environ.get("CAPACITY_P95_MS", 300)))
