@@ -2,11 +2,16 @@
 # make demo: a real first-come-first-served coupon event on this machine, start to finish.
 #   1. installs what is missing (pinned apt packages, k6; the Kafka jars come with local/infra.sh)
 #   2. builds both services (make build)
-#   3. starts Redis Cluster (6 nodes), 3 Kafka brokers, MariaDB, then coupon-api and coupon-consumer
+#   3. starts Redis Cluster (6 nodes), 3 Kafka brokers, MariaDB, then coupon-api, coupon-consumer and
+#      coupon-waiting-room
 #   4. registers a coupon through the admin API (QUANTITY coupons, opening now)
-#   5. runs the k6 spike: VUS virtual users, USERS distinct users, each with its own JWT
+#   5. runs the k6 spike through the waiting room (loadtests/waiting-room.js): USERS distinct users,
+#      each with its own JWT, arrive within RAMP, join the coupon's queue, poll as told, and issue once
+#      with their entry token when admitted; those still waiting at the sell-out learn it at their next
+#      poll. WAITING_ROOM=0 runs the direct spike instead (spike.js: VUS virtual users, no queue).
 #   6. waits for the consumer to drain, verifies the invariants in MariaDB, Redis and Kafka,
-#      prints the summary (exit code 1 on any FAIL). Every failure is judged (an unexpected answer, a
+#      prints the summary (exit code 1 on any FAIL), with the waiting room's figures and invariants
+#      (order, one coupon per admitted user, sold-out propagation, ETA error). Every failure is judged (an unexpected answer, a
 #      user who gave up, a 202 never seen ISSUED, a lost or extra row); latency is printed against
 #      P95_MS/P99_MS but not judged: with k6 on the same two cores, 10,000 users within 5 s queue
 #      for seconds (docs/performance.md). LATENCY_JUDGED=1 judges it too.
@@ -14,7 +19,8 @@
 # Options (environment): QUANTITY (10000) VUS (10000) USERS (12000) RAMP (5s) RETRY_FRACTION (0.05)
 # POLL_INTERVAL (1s, 0 = no status polling) P95_MS (1500) P99_MS (3000) COUPON_ID (time-based)
 # LATENCY_JUDGED=1 KEEP=1 BUILD=0 (skip make build) PROMETHEUS=1 (local Prometheus + k6 remote write)
-# PORT_OFFSET / RUN_DIR (run beside another harness).
+# PORT_OFFSET / RUN_DIR (run beside another harness). Waiting room: WAITING_ROOM (1), WR_BUDGET (6000
+# users a minute), WR_SUB_WINDOW (2s), MAX_WAIT (5m); K6_LOCK (a file: k6 runs under flock on it).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -26,6 +32,12 @@ QUANTITY=${QUANTITY:-10000}
 VUS=${VUS:-10000}
 USERS=${USERS:-$((VUS + VUS / 5))}
 COUPON_ID=${COUPON_ID:-$(date +%s%3N)}
+WAITING_ROOM=${WAITING_ROOM:-1}
+# The zone's budget: what the API takes in a minute as a burst (a burst under it never queues), then
+# admitted in sub-window steps once a queue exists.
+WR_BUDGET=${WR_BUDGET:-6000}
+WR_SUB_WINDOW=${WR_SUB_WINDOW:-2s}
+[ "$WAITING_ROOM" = 1 ] && VUS=$USERS
 OUT_DIR=${OUT_DIR:-$ROOT/build/demo}
 KEEP=${KEEP:-0}
 BUILD=${BUILD:-1}
@@ -72,8 +84,14 @@ local/infra.sh up
 eval "$(local/infra.sh env)"
 export DB_URL DB_USER DB_PASSWORD KAFKA_BOOTSTRAP
 
-say "starting coupon-api and coupon-consumer (local/services.sh up)"
-local/services.sh up
+if [ "$WAITING_ROOM" = 1 ]; then
+  say "starting coupon-api, coupon-consumer and coupon-waiting-room (local/services.sh up)"
+  export WAITING_ROOM_ARGS="${WAITING_ROOM_ARGS:---coupon.waiting-room.defaults.budget-per-minute=$WR_BUDGET --coupon.waiting-room.defaults.sub-window=$WR_SUB_WINDOW --server.tomcat.max-connections=20000}"
+  local/services.sh up api consumer waiting-room
+else
+  say "starting coupon-api and coupon-consumer (local/services.sh up)"
+  local/services.sh up
+fi
 
 if [ "$PROMETHEUS" = 1 ] && [ -x local/prometheus.sh ]; then
   say "starting the local Prometheus (k6 remote-writes its metrics there)"
@@ -84,18 +102,32 @@ fi
 say "registering coupon $COUPON_ID: $QUANTITY coupons, opening now"
 local/verify.sh register --coupon "$COUPON_ID" --quantity "$QUANTITY"
 
-say "spike: $USERS users on $VUS VUs arriving within ${RAMP:-5s}, then polling their status until ISSUED"
 mkdir -p "$OUT_DIR"
-rm -f "$OUT_DIR/k6-summary.json"
+rm -f "$OUT_DIR/k6-summary.json" "$OUT_DIR/journeys.log"
 k6_rc=0
-BASE_URL="http://127.0.0.1:$((8080 + PORT_OFFSET))" COUPON_ID="$COUPON_ID" VUS="$VUS" USERS="$USERS" \
-  SUMMARY_PATH="$OUT_DIR/k6-summary.json" \
-  loadtests/run.sh spike.js || k6_rc=$?
+lock=()
+[ -n "${K6_LOCK:-}" ] && lock=(flock "$K6_LOCK")
+if [ "$WAITING_ROOM" = 1 ]; then
+  say "spike through the waiting room: $USERS users arriving within ${RAMP:-5s}, budget $WR_BUDGET/min in $WR_SUB_WINDOW steps"
+  BASE_URL="http://127.0.0.1:$((8080 + PORT_OFFSET))" WR_URL="http://127.0.0.1:$((8070 + PORT_OFFSET))" \
+    COUPON_ID="$COUPON_ID" USERS="$USERS" RAMP="${RAMP:-5s}" SUMMARY_PATH="$OUT_DIR/k6-summary.json" \
+    "${lock[@]}" loadtests/run.sh waiting-room.js --console-output "$OUT_DIR/journeys.log" || k6_rc=$?
+else
+  say "spike: $USERS users on $VUS VUs arriving within ${RAMP:-5s}, then polling their status until ISSUED"
+  BASE_URL="http://127.0.0.1:$((8080 + PORT_OFFSET))" COUPON_ID="$COUPON_ID" VUS="$VUS" USERS="$USERS" \
+    SUMMARY_PATH="$OUT_DIR/k6-summary.json" \
+    "${lock[@]}" loadtests/run.sh spike.js || k6_rc=$?
+fi
 [ -s "$OUT_DIR/k6-summary.json" ] || { echo "k6 wrote no summary (exit $k6_rc)" >&2; exit 1; }
 
 say "waiting for the consumer to drain, then verifying the invariants"
 latency_flag=--latency-reported
 [ "${LATENCY_JUDGED:-0}" = 1 ] && latency_flag=
-local/verify.sh verify --k6 "$OUT_DIR/k6-summary.json" --quantity "$QUANTITY" $latency_flag \
+room_flags=()
+if [ "$WAITING_ROOM" = 1 ]; then
+  window_ms=$(python3 -c "import re,sys; m=re.fullmatch(r'(\d+)(ms|s)', sys.argv[1]); print(int(m[1]) * (1 if m[2] == 'ms' else 1000))" "$WR_SUB_WINDOW")
+  room_flags=(--journeys "$OUT_DIR/journeys.log" --sub-window-ms "$window_ms")
+fi
+local/verify.sh verify --k6 "$OUT_DIR/k6-summary.json" --quantity "$QUANTITY" $latency_flag "${room_flags[@]}" \
   --out "$OUT_DIR/summary.json"
 echo "summary: $OUT_DIR/summary.json"

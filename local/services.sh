@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs coupon-api and coupon-consumer as processes from their built jars against the local harness
 # (local/infra.sh must be up). Builds nothing: `cd services && ./mvnw -DskipTests package` first.
-# Usage: local/services.sh up|down|status|logs|kill [api|consumer|consumer-N]...
+# Usage: local/services.sh up|down|status|logs|kill [api|consumer|consumer-N|waiting-room]...
+# waiting-room (coupon-waiting-room) starts only when named: ports 8070/8071 (+PORT_OFFSET), queue and
+# gate keys in the harness's Redis Cluster, the API at API_PORT; WAITING_ROOM_JAVA_OPTS, WAITING_ROOM_ARGS.
 # consumer-N (N 2-5) is an extra consumer process on ports 8090+2(N-1) (+1 management), in the same
 # group, as KEDA adds pods; `kill` sends SIGKILL by PID (fault tests, tests/faults).
 # Environment: PORT_OFFSET, RUN_DIR (as for infra.sh); JAVA_OPTS (both), API_JAVA_OPTS,
@@ -47,15 +49,20 @@ DB_CONNECT_TIMEOUT_MS=${LOCAL_DB_CONNECT_TIMEOUT_MS:-30000}
 # the services drain for up to 20 s (spring.lifecycle.timeout-per-shutdown-phase) per phase
 STOP_TIMEOUT=${SERVICES_STOP_TIMEOUT:-40}
 JWT_SECRET=${COUPON_SECURITY_JWT_SECRET:-local-dev-secret-change-me-0123456789abcdef}
+# The waiting room signs entry tokens with it and the API checks them (while a gate key exists).
+ENTRY_SECRET=${COUPON_ENTRY_SECRET:-local-entry-secret-change-me-0123456789abcdef}
+# The waiting room holds one keep-alive connection per polling user, little else.
+WAITING_ROOM_JAVA_OPTS=${WAITING_ROOM_JAVA_OPTS:--Xms1g -Xmx1g -XX:+UseParallelGC}
+WAITING_ROOM_PORT=$(port 8070)
 
 # name -> module, ports, extra options
 # consumer-N runs the consumer's jar with the consumer's options on ports of its own.
-svc_module() { echo "coupon-${1%%-*}"; }
+svc_module() { case $1 in waiting-room) echo coupon-waiting-room ;; *) echo "coupon-${1%%-*}" ;; esac; }
 svc_extra() { echo $(( ${1#consumer-} - 1 )); }
-svc_port() { case $1 in api) echo "$API_PORT" ;; consumer) echo "$CONSUMER_PORT" ;; consumer-*) echo $((CONSUMER_PORT + 2 * $(svc_extra "$1"))) ;; esac; }
+svc_port() { case $1 in api) echo "$API_PORT" ;; waiting-room) echo "$WAITING_ROOM_PORT" ;; consumer) echo "$CONSUMER_PORT" ;; consumer-*) echo $((CONSUMER_PORT + 2 * $(svc_extra "$1"))) ;; esac; }
 svc_mgmt_port() { echo $(( $(svc_port "$1") + 1 )); }
-svc_java_opts() { case $1 in api) echo "${API_JAVA_OPTS:-}" ;; consumer*) echo "${CONSUMER_JAVA_OPTS:-}" ;; esac; }
-svc_args() { case $1 in api) echo "${API_ARGS:-}" ;; consumer*) echo "${CONSUMER_ARGS:-}" ;; esac; }
+svc_java_opts() { case $1 in api) echo "${API_JAVA_OPTS:-}" ;; waiting-room) echo "${WAITING_ROOM_JAVA_OPTS:-}" ;; consumer*) echo "${CONSUMER_JAVA_OPTS:-}" ;; esac; }
+svc_args() { case $1 in api) echo "${API_ARGS:-}" ;; waiting-room) echo "${WAITING_ROOM_ARGS:-}" ;; consumer*) echo "${CONSUMER_ARGS:-}" ;; esac; }
 svc_log() { echo "$RUN_DIR/logs/coupon-$1.log"; }
 
 # The executable jar: target/coupon-<name>-<version>.jar, not the -plain (or -sources) one.
@@ -98,7 +105,8 @@ svc_start() {
     env $(infra_env) SERVER_PORT="$(svc_port "$name")" MANAGEMENT_SERVER_PORT="$(svc_mgmt_port "$name")" \
       COUPON_SECURITY_JWT_SECRET="$JWT_SECRET" SPRING_DATASOURCE_HIKARI_CONNECTIONTIMEOUT="$DB_CONNECT_TIMEOUT_MS" \
       COUPON_ISSUANCE_MAX_IN_FLIGHT="$MAX_IN_FLIGHT" COUPON_ISSUANCE_ADMISSIONWAIT="$ADMISSION_WAIT" \
-      COUPON_ISSUANCE_RETRYAFTER="$RETRY_AFTER" \
+      COUPON_ISSUANCE_RETRYAFTER="$RETRY_AFTER" COUPON_ENTRY_SECRET="$ENTRY_SECRET" \
+      COUPON_WAITINGROOM_APIURL="http://$HARNESS_HOST:$API_PORT" \
       "$JAVA" $JAVA_OPTS $(svc_java_opts "$name") -Dlocal.harness.run-dir="$RUN_DIR" -jar "$jar" $(svc_args "$name")
   log "$name: started pid $(pid_of "$name") from ${jar#"$ROOT"/}, log $logf"
 }
@@ -129,9 +137,12 @@ cmd_up() {
   return $rc
 }
 
+# `down` and `status` without names include the waiting room when it runs.
+with_room() { names "$@"; [ $# -eq 0 ] && is_running waiting-room && echo waiting-room; return 0; }
+
 cmd_down() {
   local n
-  for n in $(names "$@"); do
+  for n in $(with_room "$@"); do
     is_running "$n" && log "$n: SIGTERM (pid $(pid_of "$n")), SIGKILL after ${STOP_TIMEOUT}s"
     stop_pid "$n" TERM "$STOP_TIMEOUT" &
   done
@@ -140,7 +151,7 @@ cmd_down() {
 
 cmd_status() {
   local n
-  for n in $(names "$@"); do
+  for n in $(with_room "$@"); do
     if is_running "$n"; then
       printf '  %-10s pid %-7s %5s MiB  http :%s  management :%s  readiness %s\n' "$n" "$(pid_of "$n")" "$(rss_mib "$n")" \
         "$(svc_port "$n")" "$(svc_mgmt_port "$n")" "$(readiness "$n" | grep -o '"status":"[A-Z_]*"' | head -1 | cut -d'"' -f4)"
@@ -167,7 +178,7 @@ cmd_kill() {
 cmd_logs() { local n; for n in $(names "$@"); do echo "==> $(svc_log "$n") <=="; tail -n "${LINES_SHOWN:-100}" "$(svc_log "$n")" 2>/dev/null; done; }
 
 cmd=${1:-}; shift || true
-for n in "$@"; do case $n in api|consumer|consumer-[2-5]) ;; *) die "unknown service: $n (api, consumer or consumer-2..5)" ;; esac; done
+for n in "$@"; do case $n in api|consumer|consumer-[2-5]|waiting-room) ;; *) die "unknown service: $n (api, consumer, consumer-2..5 or waiting-room)" ;; esac; done
 case "$cmd" in
   up) cmd_up "$@" ;;
   down) cmd_down "$@" ;;

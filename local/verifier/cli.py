@@ -4,7 +4,8 @@
   register  create/replace a coupon through the admin API (opening now unless told otherwise)
   verify    after a k6 run: wait for the consumer to drain, then check the invariants against
             MariaDB, the admin reconciliation endpoint and the Kafka consumer group; print a summary
-            with PASS/FAIL per invariant, write it as JSON, exit 1 on any FAIL
+            with PASS/FAIL per invariant, write it as JSON, exit 1 on any FAIL; with --journeys
+            (loadtests/waiting-room.js) also the waiting room's invariants and figures
   cpu       snapshot / diff CPU ticks of the harness processes (found by their listening ports)
   gauge     how fast the host is right now (core speed, process wake-up round trip)
   report    the benchmark's summary.json (numbers only) and markdown table from the phases
@@ -18,7 +19,7 @@ import json
 import os
 import sys
 
-from . import machine, report, tokens
+from . import machine, report, tokens, waiting_room
 from .harness import Api, Database, log, settled_lag
 from .invariants import Observed, evaluate, verification
 from .settings import Settings
@@ -48,6 +49,9 @@ def parser():
     v.add_argument("--ignore-thresholds", action="store_true", help="k6 thresholds are reported, not judged")
     v.add_argument("--latency-reported", action="store_true",
                    help="latency thresholds are reported, not judged (failure thresholds still are)")
+    v.add_argument("--journeys", help="k6 console output of waiting-room.js (WR_JOURNEY lines)")
+    v.add_argument("--sub-window-ms", type=int, default=6000, help="the zone's sub-window (order slack)")
+    v.add_argument("--eta-p90-max", type=float, default=0.20, help="ETA error p90 target (ratio)")
     v.add_argument("--out")
     c = sub.add_parser("cpu")
     c.add_argument("action", choices=["snapshot", "diff"])
@@ -103,12 +107,31 @@ def verify(a, settings):
                         group=settings.group, judge_thresholds=not a.ignore_thresholds,
                         latency_reported=a.latency_reported)
     checks = evaluate(observed)
+    room = None
+    if a.journeys:
+        room = waiting_room.RoomObserved(waiting_room.load_journeys(a.journeys), a.sub_window_ms,
+                                         [u for u, _ in issued], eta_error_p90_max=a.eta_p90_max)
+        checks = checks + waiting_room.evaluate(room)
     res = verification(observed, checks)
+    if room is not None:
+        res["waiting_room"] = room.figures()
     sys.stdout.write(report.event_summary(k6, res, checks))
+    if room is not None:
+        sys.stdout.write(waiting_room_summary(k6, res["waiting_room"]))
     sys.stdout.flush()
     if a.out:
         write_json(a.out, {"k6": k6, "verification": res}, indent=2)
     return 0 if res["passed"] else 1
+
+
+def waiting_room_summary(k6, f):
+    return (f"  waiting room: {f['journeys']} users, {f['queued']} queued (at most {f['max_waiting_users']} at once), "
+            f"{f['admitted']} admitted, {f['issued']} issued, {f['told_sold_out']} told sold out\n"
+            f"  join p95 {k6.get('wr_join_p95_ms')} ms, poll p95 {k6.get('wr_poll_p95_ms')} ms, "
+            f"first answer p95 {k6.get('wr_answer_p95_ms')} ms (max {k6.get('wr_answer_max_ms')} ms)\n"
+            f"  order inversions {f['order_inversions']}, ETA error p90 {f['eta_error_p90_pct']}% "
+            f"({f['eta_samples']} users), sold-out propagation {f['soldout_propagation_s']} s "
+            f"(p95 {f['soldout_propagation_p95_s']} s, {f['soldout_told_waiting_users']} waiting users)\n")
 
 
 def bench_report(a):

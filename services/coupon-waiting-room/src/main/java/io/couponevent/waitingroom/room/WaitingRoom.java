@@ -25,6 +25,8 @@ class WaitingRoom {
 	/** How long the answer "the API does not know this coupon" is believed. */
 	private static final long UNKNOWN_COUPON_MS = 5_000;
 
+	static final long MAX_POLL_AFTER_MS = 30_000;
+
 	private final Zones zones;
 
 	private final RoomStore store;
@@ -120,15 +122,16 @@ class WaitingRoom {
 	}
 
 	/**
-	 * Further back, poll less often (a quarter of the wait, 1-10 s), so that the poll
-	 * load stays bounded whatever the queue's length; near the head, just after the next
+	 * Further back, poll less often (a quarter of the wait, 1-30 s), so that the poll
+	 * load stays bounded whatever the queue's length (one poll per user per 30 s beyond a
+	 * two-minute wait, well inside purge-after); near the head, just after the next
 	 * admission step.
 	 */
 	static long pollAfter(long etaMs) {
 		if (etaMs < 1000) {
 			return Math.max(200, etaMs + 100);
 		}
-		return Math.min(10_000, Math.max(1000, etaMs / 4));
+		return Math.min(MAX_POLL_AFTER_MS, Math.max(1000, etaMs / 4));
 	}
 
 	private static Long ceilSeconds(long ms) {

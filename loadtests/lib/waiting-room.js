@@ -1,0 +1,151 @@
+// The waiting-room client: join, poll as told, enter with the entry token. Each call feeds the
+// wr_* metrics; each user's journey ends in one console line `WR_JOURNEY {json}` that the verifier
+// reads (local/verifier/waiting_room.py): order, ETA accuracy, sold-out propagation.
+import http from 'k6/http';
+import exec from 'k6/execution';
+import { check, sleep } from 'k6';
+import { Counter, Rate, Trend } from 'k6/metrics';
+import { common, str } from './config.js';
+import { metrics as issuance } from './api.js';
+
+export const WR_URL = str('WR_URL', 'http://127.0.0.1:8070').replace(/\/+$/, '');
+const ENTRY_HEADER = 'Coupon-Entry-Token';
+
+export const wr = {
+  join: new Trend('wr_join_duration', true),
+  poll: new Trend('wr_poll_duration', true),
+  // arrival -> first answer of the room (queued, admitted or sold out): what a user waits for a page
+  answer: new Trend('wr_answer_duration', true),
+  joined: new Counter('wr_joined'),
+  queued: new Counter('wr_queued'), // the join answered QUEUED (or PAUSED)
+  admitted: new Counter('wr_admitted'),
+  soldOut: new Counter('wr_sold_out'), // the room said SOLD_OUT (join or poll)
+  entryRefused: new Counter('wr_entry_refused'), // 403 ENTRY_REQUIRED with a token from the room
+  polls: new Counter('wr_polls'),
+  unexpected: new Rate('wr_unexpected'),
+};
+
+const LOG_VUS = parseInt(__ENV.LOG_VUS || '20', 10);
+
+function warn(what, res) {
+  if (exec.vu.idInTest <= LOG_VUS) {
+    console.warn(`unexpected ${what}: status=${res.status} ${res.body ? String(res.body).slice(0, 200) : res.error}`);
+  }
+}
+
+function entryCall(method, path, token, name) {
+  const params = { headers: { Authorization: `Bearer ${token}` }, tags: { name }, timeout: common.requestTimeout };
+  const url = `${WR_URL}/api/v1/waiting-room/coupons/${common.couponId}${path}`;
+  const res = method === 'POST' ? http.post(url, null, params) : http.get(url, params);
+  let body;
+  if (res.status === 200) {
+    try { body = res.json(); } catch (_) { body = undefined; }
+  }
+  const ok = check(res, { [`${name}: 200 with a state`]: () => body !== undefined && typeof body.state === 'string' });
+  wr.unexpected.add(!ok);
+  if (!ok) warn(name, res);
+  return { res, body };
+}
+
+export function join(token) {
+  const r = entryCall('POST', '/entries', token, 'wr-join');
+  wr.join.add(r.res.timings.duration);
+  wr.joined.add(1);
+  return r.body;
+}
+
+export function poll(token) {
+  const r = entryCall('GET', '/entries/me', token, 'wr-poll');
+  wr.poll.add(r.res.timings.duration);
+  wr.polls.add(1);
+  return r.body;
+}
+
+function code(res) {
+  try { return res.json('code'); } catch (_) { return undefined; }
+}
+
+// POST …/issuances with the entry token; 503 is retried after Retry-After. Returns the outcome:
+// accepted | duplicate | sold_out | entry_refused | shed | unexpected.
+export function issueWithEntry(user, token, entryToken, retries) {
+  const url = `${common.baseUrl}/api/v1/coupons/${common.couponId}/issuances`;
+  const params = {
+    headers: { Authorization: `Bearer ${token}`, [ENTRY_HEADER]: entryToken },
+    tags: { name: 'issue' },
+    timeout: common.requestTimeout,
+  };
+  let outcome = 'shed';
+  for (let attempt = 0; outcome === 'shed' && attempt <= retries; attempt++) {
+    if (attempt > 0) sleep(1);
+    const res = http.post(url, null, params);
+    issuance.requests.add(1);
+    issuance.duration.add(res.timings.duration);
+    if (res.status === 0) issuance.timedOut.add(1);
+    outcome = 'unexpected';
+    if (res.status === 202) {
+      let st;
+      try { st = res.json('status'); } catch (_) { st = undefined; }
+      if (st === 'PENDING') outcome = 'accepted';
+    } else if (res.status === 409 && code(res) === 'ALREADY_ISSUED') {
+      outcome = 'duplicate';
+    } else if (res.status === 410 && code(res) === 'SOLD_OUT') {
+      outcome = 'sold_out';
+    } else if (res.status === 403 && code(res) === 'ENTRY_REQUIRED') {
+      outcome = 'entry_refused';
+    } else if (res.status === 503) {
+      outcome = 'shed';
+    }
+    switch (outcome) {
+      case 'accepted': issuance.accepted.add(1); break;
+      case 'duplicate': issuance.duplicate.add(1); break;
+      case 'sold_out': issuance.soldOut.add(1); break;
+      case 'shed': issuance.shed.add(1); break;
+      case 'entry_refused': wr.entryRefused.add(1); break;
+      default: break;
+    }
+    const ok = outcome !== 'unexpected' && outcome !== 'entry_refused';
+    issuance.unexpected.add(!ok && outcome !== 'shed');
+    if (!ok && outcome !== 'shed') warn('issue', res);
+  }
+  issuance.gaveUp.add(outcome === 'shed' ? 1 : 0);
+  if (outcome !== 'shed' && outcome !== 'unexpected') issuance.requesters.add(1);
+  return outcome;
+}
+
+// One user's whole visit: arrive, join, poll as told until admitted / sold out / closed (or
+// maxWaitMs), enter once when admitted. Returns the journey the verifier reads.
+export function visit(user, token, { maxWaitMs, shedRetries }) {
+  const j = { user, sentAt: Date.now() };
+  let e = join(token);
+  j.joinedAt = Date.now();
+  wr.answer.add(j.joinedAt - j.sentAt);
+  if (!e) { j.end = 'error'; return j; }
+  j.joinState = e.state;
+  j.position = e.position || 0;
+  j.etaS = e.etaSeconds === undefined ? null : e.etaSeconds;
+  j.polls = 0;
+  if (e.state === 'QUEUED' || e.state === 'PAUSED') wr.queued.add(1);
+  while ((e.state === 'QUEUED' || e.state === 'PAUSED') && Date.now() - j.sentAt < maxWaitMs) {
+    j.lastPollAfterMs = e.pollAfterMs;
+    sleep(Math.max(e.pollAfterMs, 50) / 1000);
+    const next = poll(token);
+    j.polls += 1;
+    if (!next) continue; // counted as unexpected; poll again after the same pause
+    e = next;
+  }
+  j.state = e.state;
+  j.endedAt = Date.now();
+  if (e.state === 'ADMITTED') {
+    wr.admitted.add(1);
+    j.admittedAt = Date.parse(e.admittedAt);
+    j.admittedSeenAt = j.endedAt;
+    j.issue = issueWithEntry(user, token, e.entryToken, shedRetries);
+    j.issuedAt = Date.now();
+  } else if (e.state === 'SOLD_OUT') {
+    wr.soldOut.add(1);
+    j.soldOutAt = j.endedAt;
+  }
+  j.end = j.issue || e.state;
+  console.log(`WR_JOURNEY ${JSON.stringify(j)}`);
+  return j;
+}

@@ -1,0 +1,82 @@
+// A spike met by the waiting room: USERS distinct users arrive within RAMP, far faster than the
+// zone's budget. Each joins the coupon's queue, polls as told (pollAfterMs), and when admitted
+// issues once with its entry token; users still waiting when the stock runs out learn it at their
+// next poll. Works whether or not the API enforces the gate (the token is always sent).
+// Each journey is printed as `WR_JOURNEY {json}` for the verifier (run k6 with --console-output).
+import http from 'k6/http';
+import exec from 'k6/execution';
+import { sleep } from 'k6';
+import { common, int, seconds, str, userId } from './lib/config.js';
+import { sign, userToken } from './lib/jwt.js';
+import { EXPECTED_STATUSES } from './lib/api.js';
+import { WR_URL, visit } from './lib/waiting-room.js';
+import { TREND_STATS, baseThresholds, summaryHandler } from './lib/summary.js';
+
+const USERS = int('USERS', 2000);
+const RAMP_S = seconds(str('RAMP', '10s'));
+const MAX_WAIT_S = seconds(str('MAX_WAIT', '5m'));
+const SHED_RETRIES = int('SHED_RETRIES', 3);
+// When set, setup() puts the zone's budget (users per minute) through the admin API.
+const BUDGET = int('WR_BUDGET', 0);
+
+http.setResponseCallback(http.expectedStatuses(...EXPECTED_STATUSES));
+
+export const options = {
+  scenarios: {
+    'waiting-room': {
+      executor: 'per-vu-iterations',
+      vus: USERS,
+      iterations: 1,
+      maxDuration: str('MAX_DURATION', '15m'),
+      gracefulStop: str('GRACEFUL_STOP', '60s'),
+    },
+  },
+  thresholds: {
+    ...baseThresholds(),
+    wr_unexpected: ['rate==0'],
+    wr_entry_refused: ['count==0'],
+  },
+  summaryTrendStats: TREND_STATS,
+  setupTimeout: '120s',
+};
+
+export function setup() {
+  if (BUDGET > 0) {
+    const admin = sign({ sub: 'k6-admin', roles: ['admin'], exp: Math.floor(Date.now() / 1000) + 600 }, common.jwtSecret);
+    const res = http.put(`${WR_URL}/api/v1/admin/waiting-room/zones/coupon-${common.couponId}`,
+      JSON.stringify({ budgetPerMinute: BUDGET }),
+      { headers: { Authorization: `Bearer ${admin}`, 'Content-Type': 'application/json' } });
+    if (res.status !== 200) throw new Error(`setting the zone's budget failed: ${res.status} ${res.body}`);
+  }
+}
+
+export default function () {
+  const index = exec.scenario.iterationInTest;
+  if (RAMP_S > 0) sleep(Math.random() * RAMP_S);
+  const user = userId(index);
+  visit(user, userToken(user, common.jwtSecret, common.tokenTtl), {
+    maxWaitMs: MAX_WAIT_S * 1000,
+    shedRetries: SHED_RETRIES,
+  });
+}
+
+function stat(data, name, key) {
+  const m = data.metrics[name];
+  return m && typeof m.values[key] === 'number' ? Math.round(m.values[key] * 1000) / 1000 : 0;
+}
+
+export const handleSummary = summaryHandler('waiting-room', (data) => ({
+  users: USERS,
+  wr_url: WR_URL,
+  wr_joined: stat(data, 'wr_joined', 'count'),
+  wr_queued: stat(data, 'wr_queued', 'count'),
+  wr_admitted: stat(data, 'wr_admitted', 'count'),
+  wr_sold_out: stat(data, 'wr_sold_out', 'count'),
+  wr_polls: stat(data, 'wr_polls', 'count'),
+  wr_entry_refused: stat(data, 'wr_entry_refused', 'count'),
+  wr_join_p95_ms: stat(data, 'wr_join_duration', 'p(95)'),
+  wr_poll_p95_ms: stat(data, 'wr_poll_duration', 'p(95)'),
+  wr_answer_p95_ms: stat(data, 'wr_answer_duration', 'p(95)'),
+  wr_answer_max_ms: stat(data, 'wr_answer_duration', 'max'),
+  wr_unexpected: stat(data, 'wr_unexpected', 'passes'),
+}));
