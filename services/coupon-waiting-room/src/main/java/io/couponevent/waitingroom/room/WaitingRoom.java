@@ -44,6 +44,8 @@ class WaitingRoom {
 	/** Coupon id → true (the API knows it) or the time it answered 404. */
 	private final Map<Long, Long> checked = new ConcurrentHashMap<>();
 
+	private final Map<Long, Object> lookups = new ConcurrentHashMap<>();
+
 	WaitingRoom(Zones zones, RoomStore store, RoomMetrics metrics, CouponStatusClient coupons, EntryProperties entry) {
 		if (!entry.enabled()) {
 			throw new IllegalStateException("coupon.entry.secret (COUPON_ENTRY_SECRET) is required");
@@ -144,14 +146,30 @@ class WaitingRoom {
 	 * refuses unknown coupons itself).
 	 */
 	private void requireKnown(Zone zone, long couponId) {
-		Long seen = this.checked.get(couponId);
-		long now = this.clock.millis();
-		if (seen != null && (seen == 0 || now - seen < UNKNOWN_COUPON_MS)) {
-			if (seen != 0) {
-				throw new CouponNotFoundException(couponId);
-			}
+		if (known(couponId)) {
 			return;
 		}
+		// one lookup per coupon at a time: a spike's first joins all arrive before the
+		// first
+		// answer
+		synchronized (this.lookups.computeIfAbsent(couponId, (id) -> new Object())) {
+			if (!known(couponId)) {
+				lookUp(zone, couponId);
+			}
+		}
+	}
+
+	/** True when the API knows the coupon; throws while its 404 is believed. */
+	private boolean known(long couponId) {
+		Long seen = this.checked.get(couponId);
+		if (seen != null && seen != 0 && this.clock.millis() - seen < UNKNOWN_COUPON_MS) {
+			throw new CouponNotFoundException(couponId);
+		}
+		return seen != null && seen == 0;
+	}
+
+	private void lookUp(Zone zone, long couponId) {
+		long now = this.clock.millis();
 		Optional<CouponStatus> status;
 		try {
 			status = this.coupons.get(couponId);
