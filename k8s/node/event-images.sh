@@ -2,7 +2,7 @@
 # The images one event runs, built on this machine and imported into the single-node cluster:
 #   - the Java base: a jlink'ed Java 25 runtime with the C libraries it links (eclipse-temurin
 #     cannot be pulled here);
-#   - coupon-api and coupon-consumer, built by jib exactly as skaffold's jib builder runs it
+#   - coupon-api, coupon-consumer and coupon-waiting-room, built by jib exactly as skaffold's jib builder runs it
 #     (the same plugin and module settings, `-Djib.containerize=<module>` on the reactor), to a tar
 #     on that base instead of a registry;
 #   - the helm test's curl (Debian's curl and a shell) and k6 (the pinned k6 built by tools.sh).
@@ -64,16 +64,18 @@ build() {
   local t0=$SECONDS
   mkdir -p "$OUT"
   java_base
-  rm -f "$OUT/coupon-api.tar" "$OUT/coupon-consumer.tar"
+  rm -f "$OUT/coupon-api.tar" "$OUT/coupon-consumer.tar" "$OUT/coupon-waiting-room.tar"
   service coupon-api
   service coupon-consumer
+  service coupon-waiting-room
   curl_image
   k6_image
-  log "built in $((SECONDS - t0)) s: $(cd "$OUT" && ls coupon-api.tar coupon-consumer.tar curl.tar k6.tar | tr '\n' ' ')"
+  log "built in $((SECONDS - t0)) s: $(cd "$OUT" && ls coupon-api.tar coupon-consumer.tar coupon-waiting-room.tar curl.tar k6.tar | tr '\n' ' ')"
 }
 
 import() {
-  "$HERE/node.sh" import "$OUT/coupon-api.tar" "$OUT/coupon-consumer.tar" "$OUT/curl.tar" "$OUT/k6.tar"
+  "$HERE/node.sh" import "$OUT/coupon-api.tar" "$OUT/coupon-consumer.tar" "$OUT/coupon-waiting-room.tar" \
+    "$OUT/curl.tar" "$OUT/k6.tar"
   log "imported into the node's containerd"
 }
 

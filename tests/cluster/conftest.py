@@ -21,6 +21,7 @@ class Report:
             "hooks": {},
             "helm_test": None,
             "issued_rows": None,
+            "waiting_room": {},
             "keda": {},
             "testrun": {},
             "uninstall_leftovers": None,

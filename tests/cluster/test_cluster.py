@@ -10,7 +10,10 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pymysql
@@ -19,11 +22,15 @@ import yaml
 
 from kube import ROOT, helm, kubectl, kubectl_json, run
 
+sys.path.insert(0, str(ROOT / "local"))
+from verifier import tokens  # noqa: E402  the one Python JWT signer
+
 HERE = Path(__file__).resolve().parent
 NS = "coupon-event"
 RELEASE = "cluster-test"
 API = f"{RELEASE}-coupon-api"
 CONSUMER = f"{RELEASE}-coupon-consumer"
+WAITING_ROOM = f"{RELEASE}-coupon-waiting-room"
 VALUES = HERE / "values.yaml"
 SCRIPTS_CM = f"{RELEASE}-k6-scripts"
 HARNESS = os.environ.get("HARNESS_HOST", "10.245.0.1")
@@ -183,8 +190,8 @@ def chart() -> str:
 
 
 def test_install(chart, report):
-    """helm install as a platform team would; both Deployments Ready through their real probes; the
-    migration and registration hooks complete."""
+    """helm install as a platform team would; the API, consumer and waiting-room Deployments Ready
+    through their real probes; the migration and registration hooks complete."""
     kubectl("create", "namespace", NS, check=False)
     # The database password, as a team with a managed database keeps it: a Secret of its own.
     kubectl("-n", NS, "create", "secret", "generic", "coupon-db", "--from-literal=password=coupon", check=False)
@@ -192,17 +199,19 @@ def test_install(chart, report):
     proc = subprocess.Popen([str(ROOT / ".tools/bin/helm"), "install", RELEASE, chart, "-n", NS, "-f", str(VALUES),
                              "--wait", "--timeout", f"{SLOW}s"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True)
-    ready = wait_until("API and consumer Ready",
-                       lambda: all(_safe(deployment_ready, d) for d in (API, CONSUMER)) or proc.poll() not in (None, 0),
+    ready = wait_until("API, consumer and waiting room Ready",
+                       lambda: all(_safe(deployment_ready, d) for d in (API, CONSUMER, WAITING_ROOM))
+                       or proc.poll() not in (None, 0),
                        SLOW, every=2)
     if proc.poll() is None:
-        t_ready = report.event("API and consumer Deployments Ready")
+        t_ready = report.event("API, consumer and waiting-room Deployments Ready")
         report.figures["pods_ready_s"] = round(t_ready - t0, 1)
     out = proc.communicate(timeout=SLOW)[0]
     assert proc.returncode == 0, f"helm install failed:\n{out}"
     assert ready is True
     if report.figures["pods_ready_s"] is None:  # helm returned first: Ready by then at the latest
-        report.figures["pods_ready_s"] = round(report.event("API and consumer Deployments Ready") - t0, 1)
+        report.figures["pods_ready_s"] = round(
+            report.event("API, consumer and waiting-room Deployments Ready") - t0, 1)
     report.event("helm install returned (post-install hooks done)")
     # The API is Ready through its main connector's /readyz (readinessOnMainPort), which answers.
     probe = kubectl_json("-n", NS, "get", "deployment", API)["spec"]["template"]["spec"]["containers"][0]["readinessProbe"]
@@ -241,6 +250,56 @@ def test_issue_from_a_pod(report):
     wait_until("20 rows in MySQL", lambda: rows(1, f"pod-{RUN}-%") == users, 120)
     report.figures["issued_rows"] = rows(1, f"pod-{RUN}-%")
     report.event(f"{users} coupons issued from a pod, {users} rows in MySQL")
+
+
+def _http(method: str, url: str, token: str, headers: dict | None = None) -> tuple[int, dict, float]:
+    """(status, JSON body, milliseconds) of one request with a user's bearer token."""
+    req = urllib.request.Request(url, data=b"{}" if method == "POST" else None, method=method, headers={
+        "Authorization": f"Bearer {token}", "Accept": "application/json", "Content-Type": "application/json",
+        **(headers or {})})
+    t0 = time.monotonic()
+    try:
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            status, body = resp.status, resp.read()
+    except urllib.error.HTTPError as e:
+        status, body = e.code, e.read()
+    return status, json.loads(body or b"{}"), round((time.monotonic() - t0) * 1000, 1)
+
+
+def test_waiting_room_join_and_poll(report):
+    """A user joins coupon 1's queue through the waiting room's Service, polls as told until let in
+    (the budget is far above one user, so at once), and issues with the entry token it got."""
+    assert running_pods("waiting-room"), "no waiting-room pod running"
+    assert deployment_ready(WAITING_ROOM)
+    user = f"room-{RUN}"
+    token = tokens.token(user, _jwt_secret_value(), ttl=600)
+    entries = f"http://{cluster_ip(WAITING_ROOM)}:8070/api/v1/waiting-room/coupons/1/entries"
+    status, joined, join_ms = _http("POST", entries, token)
+    assert status == 200, joined
+    assert joined["state"] in ("QUEUED", "ADMITTED"), joined
+    figures = report.figures["waiting_room"]
+    figures.update(join_status=status, join_state=joined["state"], join_ms=join_ms)
+    report.event(f"waiting room: joined coupon 1 ({joined['state']}, {join_ms} ms)")
+    polls = []
+
+    def admitted():
+        status, body, ms = _http("GET", f"{entries}/me", token)
+        assert status == 200, body
+        polls.append(ms)
+        if body["state"] == "ADMITTED":
+            return body
+        assert body["state"] == "QUEUED", body
+        time.sleep(min(body.get("pollAfterMs", 1000), 5000) / 1000)
+        return None
+    polled = wait_until("admitted by the waiting room", admitted, 120, every=0)
+    assert polled.get("entryToken"), polled
+    figures.update(polls=len(polls), poll_ms_max=max(polls), state=polled["state"])
+    report.event(f"waiting room: admitted after {len(polls)} poll(s), slowest {max(polls)} ms")
+    status, issued, issue_ms = _http("POST", f"http://{cluster_ip(API)}:8080/api/v1/coupons/1/issuances", token,
+                                     {"Coupon-Entry-Token": polled["entryToken"]})
+    assert status == 202, issued
+    figures.update(issued_with_entry_token=status)
+    report.event(f"issued coupon 1 with the entry token ({status}, {issue_ms} ms)")
 
 
 def external_metric() -> tuple[str, float]:
