@@ -20,7 +20,7 @@ import sys
 import threading
 import time
 import urllib.request
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -300,6 +300,10 @@ class Scenario:
     # extra judged checks: (Run, result dict) -> [(name, ok, detail)]
     checks: Callable[[Run, dict], list] = lambda run, res: []
     settle_timeout: float = 120.0
+    wave_env: dict = field(default_factory=dict)  # the main wave's k6 settings beyond the defaults
+    # figures of its own from the run and every issuance request (answered ms, duration ms, status,
+    # error code, k6 scenario), added to the result before it is judged
+    measure: Callable[[Run, list], dict] = lambda run, requests: {}
 
 
 # ---- the eight faults -----------------------------------------------------------------------------
@@ -400,6 +404,162 @@ def consumers_scaled(run):
     run.mark("restored", "consumer-3 stopped: back to one consumer")
 
 
+# overload ----------------------------------------------------------------------------------------
+
+def bench_capacity():
+    """The API's capacity in requests/s: capacity_rps of make bench's build/bench/summary.json (the
+    highest rate held with >= 97 % accepted and p95 <= 300 ms), else what this 2-core machine measured."""
+    try:
+        with open(os.path.join(ROOT, "build", "bench", "summary.json")) as f:
+            cap = int(json.load(f).get("capacity_rps") or 0)
+        if cap > 0:
+            return cap, "build/bench/summary.json"
+    except (OSError, ValueError, AttributeError):
+        pass
+    return 600, "default, measured on the shared 2-core machine"
+
+
+CAPACITY, CAPACITY_FROM = bench_capacity()
+OVERLOAD_RATE = int(os.environ.get("OVERLOAD_RATE") or 2 * CAPACITY)
+OVERLOAD_S, CALM_S = 25, 30
+CALM_RATE = max(10, CAPACITY // 10)
+MAX_IN_FLIGHT = 256  # coupon.issuance.max-in-flight (coupon-api's application.yaml)
+OVERLOAD_TIMEOUT_S = 10  # k6's request timeout: without a bound queue a request would wait longer
+P99_503_MS = 1500  # admission-wait 500 ms, plus the time to read, queue and answer under a full CPU
+CALM_P95_MS = 300  # the capacity's own latency target (make bench)
+RECOVERY_BOUND_S = 10
+# Requests that fail without an answer other than by the timeout (refused, reset): every VU holds
+# one keep-alive connection, far below Tomcat's max-connections (15,000) and accept-count (1,000),
+# so none is expected; the allowance is for a keep-alive connection the server closes just as k6
+# reuses it, one per thousand requests.
+CONNECTION_ERRORS_PER_1000 = 1
+
+
+class GaugeSampler(threading.Thread):
+    """Twice a second: the API's in-flight gauge and admission-rejected counter (management port).
+    A sample is a moment: the gauge's peak between two samples is not seen."""
+
+    def __init__(self):
+        super().__init__(daemon=True)
+        self.samples, self.stop = [], threading.Event()
+
+    @staticmethod
+    def series(metrics, name):
+        values = [v for k, v in metrics.items() if k == name or k.startswith(name + "{")]
+        return sum(values) if values else None
+
+    def run(self):
+        while not self.stop.is_set():
+            t = time.time()
+            m = scrape(API_MGMT)
+            self.samples.append({"t": t, "in_flight": self.series(m, "coupon_issuance_in_flight"),
+                                 "rejected": self.series(m, "coupon_issuance_admission_rejected_total")})
+            self.stop.wait(max(0.0, 0.5 - (time.time() - t)))
+
+
+def overloaded(run):
+    # The load is the fault: the main wave's first phase arrives at twice the capacity, its second at
+    # a tenth of it. The marks are placed at the phases' first requests afterwards (measure_overload).
+    sampler = GaugeSampler()
+    sampler.start()
+    run.sampler = sampler
+    run.mark("fault", f"arrivals at {OVERLOAD_RATE}/s for {OVERLOAD_S} s")
+    run.at(OVERLOAD_S)
+    run.mark("restored", f"arrivals drop to {CALM_RATE}/s for {CALM_S} s")
+    run.waves[0].proc.wait()
+    sampler.stop.set()
+    sampler.join()
+
+
+def recovered_after(calm):
+    """N: the first second after the drop from which every 5 s window of the calm phase is answered
+    202 only, with p95 <= CALM_P95_MS, for at least 10 s. calm: (sent s after the drop, ms, status)."""
+    for n in range(0, CALM_S - 9):
+        windows = [[x for x in calm if w <= x[0] < w + 5] for w in range(n, CALM_S, 5)]
+        if all(ws and all(st == 202 for _, _, st in ws) and pct([d for _, d, _ in ws], 95) <= CALM_P95_MS
+               for ws in windows):
+            return n
+    return None
+
+
+def measure_overload(run, requests):
+    sent = lambda r: (r[0] - r[1]) / 1000  # noqa: E731  answered at - duration
+    hot = [r for r in requests if r[4].startswith("p1_")]
+    calm = [r for r in requests if r[4].startswith("p2_")]
+    start = min(map(sent, hot), default=None)
+    drop = min(map(sent, calm), default=None)
+    for i, (lb, t, d) in enumerate(run.marks):
+        if lb == "fault" and start:
+            run.marks[i] = (lb, start, d)
+        elif lb == "restored" and drop:
+            run.marks[i] = (lb, drop, d)
+
+    def by_status(rs):
+        out = {}
+        for r in rs:
+            out[str(r[2])] = out.get(str(r[2]), 0) + 1
+        return out
+
+    main = hot + calm
+    d503 = [r[1] for r in hot if r[2] == 503]
+    answered = [r[1] for r in hot if r[2] != 0]
+    sampler = getattr(run, "sampler", None)
+    samples = sampler.samples if sampler else []
+    gauge = [s["in_flight"] for s in samples if s["in_flight"] is not None]
+    rejected = [s["rejected"] for s in samples if s["rejected"] is not None]
+    summary = json.load(open(run.waves[0].summary)) if os.path.exists(run.waves[0].summary) else {}
+    phases = summary.get("phases") or [{}]
+    calm_rel = [(sent(r) - drop, r[1], r[2]) for r in calm] if drop else []
+    n = recovered_after(calm_rel)
+    after_n = [x for x in calm_rel if n is not None and x[0] >= n]
+    with open(os.path.join(run.out, "in-flight.json"), "w") as f:
+        json.dump(samples, f)
+    return {"overload": {
+        "capacity_rps": CAPACITY, "capacity_from": CAPACITY_FROM, "rate": OVERLOAD_RATE,
+        "overload_s": OVERLOAD_S, "calm_rate": CALM_RATE, "calm_s": CALM_S,
+        "requests": len(hot), "achieved_rps": round(len(hot) / OVERLOAD_S, 1),
+        "dropped_iterations": phases[0].get("dropped"), "answers": by_status(hot),
+        "p50_503_ms": round(pct(d503, 50), 1), "p99_503_ms": round(pct(d503, 99), 1),
+        "max_503_ms": round(max(d503, default=0), 1),
+        "p99_ms": round(pct(answered, 99), 1), "max_ms": round(max(answered, default=0), 1),
+        "timeouts": sum(1 for r in main if r[2] == 0 and r[3] == "1050"),
+        "connection_errors": sum(1 for r in main if r[2] == 0 and r[3] != "1050"),
+        "main_requests": len(main),
+        "max_in_flight": max(gauge, default=None), "in_flight_samples": len(gauge),
+        "scrape_failures": len(samples) - len(gauge),
+        "admission_rejected": round(rejected[-1] - rejected[0]) if len(rejected) > 1 else None,
+        "calm_requests": len(calm), "calm_answers": by_status(calm),
+        "recovery_202_s": n, "calm_p95_ms_after_n": round(pct([d for _, d, _ in after_n], 95), 1) if after_n else None,
+    }}
+
+
+def overload_checks(run, res):
+    o = res["overload"]
+    n503 = o["answers"].get("503", 0)
+    bound = max(1, o["main_requests"] * CONNECTION_ERRORS_PER_1000 // 1000)
+    n = o["recovery_202_s"]
+    return [
+        ("the API was overloaded (it turned requests away)", n503 > 0 and (o["admission_rejected"] or 0) > 0,
+         f"{o['requests']} requests at {o['achieved_rps']}/s of {o['rate']}/s ({o['dropped_iterations']} dropped by "
+         f"k6), answers {o['answers']}; admission rejected {o['admission_rejected']}"),
+        (f"503s come fast (p99 <= {P99_503_MS} ms)", n503 > 0 and o["p99_503_ms"] <= P99_503_MS,
+         f"k6 http_req_duration of {n503} 503s: p50 {o['p50_503_ms']:.0f} ms, p99 {o['p99_503_ms']:.0f} ms, "
+         f"max {o['max_503_ms']:.0f} ms"),
+        (f"every request answered within its timeout ({OVERLOAD_TIMEOUT_S} s)", o["timeouts"] == 0,
+         f"{o['timeouts']} timeouts; p99 of all answers under overload {o['p99_ms']:.0f} ms, max {o['max_ms']:.0f} ms"),
+        ("connection errors within bound", o["connection_errors"] <= bound,
+         f"{o['connection_errors']} of {o['main_requests']} requests (bound {bound})"),
+        (f"in-flight never above max-in-flight ({MAX_IN_FLIGHT})",
+         o["max_in_flight"] is not None and o["max_in_flight"] <= MAX_IN_FLIGHT and o["in_flight_samples"] >= 20,
+         f"max {o['max_in_flight']} in {o['in_flight_samples']} samples of coupon_issuance_in_flight "
+         f"({o['scrape_failures']} scrapes failed)"),
+        (f"recovered once the load dropped (202, p95 <= {CALM_P95_MS} ms, within {RECOVERY_BOUND_S} s)",
+         n is not None and n <= RECOVERY_BOUND_S,
+         f"N = {n} s after the drop to {o['calm_rate']}/s; p95 after it {o['calm_p95_ms_after_n']} ms; calm answers "
+         f"{o['calm_answers']}"),
+    ]
+
+
 # extra checks -----------------------------------------------------------------------------------
 
 def sheds_fast(run, res):
@@ -474,21 +634,34 @@ SCENARIOS = [
              quantity=400, rate=8, duration=70, inject=api_killed, checks=stale_released),
     Scenario("consumer-scale", "Consumers scaled out to 3 and back in during the spike", "long",
              quantity=900, rate=10, duration=100, inject=consumers_scaled, checks=issuance_unaffected),
+    # Every request of the main wave is a new user and the stock never sells out in it, so each one
+    # travels the whole path (Redis, Kafka); the late wave sells what is left. No retries: the
+    # arrival rate is the load. VUs for 3 s of arrivals: with fewer, k6 runs out of them while the
+    # CPU is saturated, drops arrivals and never fills the API's admission bound.
+    Scenario("overload", f"Arrivals at twice the capacity ({OVERLOAD_RATE}/s) for {OVERLOAD_S} s, then "
+             f"{CALM_RATE}/s", "long",
+             quantity=OVERLOAD_RATE * (OVERLOAD_S + 1) + CALM_RATE * (CALM_S + 1), rate=OVERLOAD_RATE,
+             duration=OVERLOAD_S + CALM_S, inject=overloaded, checks=overload_checks, measure=measure_overload,
+             wave_env={"STAGES": f"{OVERLOAD_RATE}:{OVERLOAD_S}s,{CALM_RATE}:{CALM_S}s", "SHED_RETRIES": 0,
+                       "MAX_VUS": max(300, OVERLOAD_RATE * 3), "REQUEST_TIMEOUT": f"{OVERLOAD_TIMEOUT_S}s"},
+             settle_timeout=300),
 ]
 
 
 # ---- measuring --------------------------------------------------------------------------------------
 
-def read_requests(path):
-    """(answered at ms, duration ms, status, error code) of every issuance POST in a k6 CSV."""
+def read_requests(path, phases=False):
+    """(answered at ms, duration ms, status, error code) of every issuance POST in a k6 CSV; with
+    phases, also the k6 scenario (arrival-rate.js: one per phase, p1_1200rps, p2_60rps, ...)."""
     out = []
     if not os.path.exists(path):
         return out
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
             if row["metric_name"] == "http_req_duration" and row.get("name") == "issue":
-                out.append((int(row["timestamp"]), float(row["metric_value"]), int(row["status"] or 0),
-                            row.get("error_code") or ""))
+                r = (int(row["timestamp"]), float(row["metric_value"]), int(row["status"] or 0),
+                     row.get("error_code") or "")
+                out.append(r + (row.get("scenario") or "",) if phases else r)
     return out
 
 
@@ -588,8 +761,9 @@ def run_scenario(sc, index, out_dir, base):
     run = Run(sc, coupon, out)
     probe = Probe(coupon)
     probe.start()
-    run.wave("main", "arrival-rate.js", {"STAGES": f"{sc.rate}:{sc.duration}s", "MAX_VUS": 300, "SHED_RETRIES": 3})
-    log(f"  main wave: {sc.rate} new users/s for {sc.duration} s on coupon {coupon} (quantity {sc.quantity})")
+    env = {"STAGES": f"{sc.rate}:{sc.duration}s", "MAX_VUS": 300, "SHED_RETRIES": 3, **sc.wave_env}
+    run.wave("main", "arrival-rate.js", env)
+    log(f"  main wave: new users/s:seconds {env['STAGES']} on coupon {coupon} (quantity {sc.quantity})")
     error = None
     try:
         sc.inject(run)
@@ -621,6 +795,7 @@ def run_scenario(sc, index, out_dir, base):
     v = json.load(open(verified))["verification"] if os.path.exists(verified) else {"checks": {}}
     dlt_after = dead_letters()
     requests = [r for w in run.waves for r in read_requests(w.csv)]
+    own = sc.measure(run, read_requests(run.waves[0].csv, phases=True))  # may place the marks
     api = scrape(API_MGMT)
     consumer = scrape(CONSUMER_MGMT)
     res = {
@@ -639,6 +814,7 @@ def run_scenario(sc, index, out_dir, base):
         "marks": [(lb, round(t - run.t0, 1), d) for lb, t, d in run.marks],
         "notes": run.notes,
     }
+    res.update(own)
     res.update(recovery(run, requests, probe.samples))
     res["recovery_s"] = max([x for x in (res["first_202_s"], res["lag_recovered_s"]) if x is not None], default=None)
     checks = [(name, v["checks"].get(name), verifier_detail(vres.stdout, name)) for name in JUDGED
@@ -752,6 +928,7 @@ def main(argv=None):
                "over_issue": r["over_issue"], "duplicates": r["duplicates"], "stranded": r["stranded"],
                "recovery_s": r["recovery_s"], "first_202_s": r["first_202_s"],
                "lag_recovered_s": r["lag_recovered_s"], "dead_letters": r["dead_letters"], "run_s": r["run_s"],
+               **({"overload": r["overload"]} if "overload" in r else {}),
                **({"error": r["error"]} if "error" in r else {})} for r in results]
     with open(os.path.join(a.out, "report.json"), "w") as f:
         json.dump(report, f, indent=2)
