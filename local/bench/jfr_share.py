@@ -56,7 +56,8 @@ def samples(recording, tool):
                           recording], capture_output=True, text=True, check=True).stdout
     for event in json.loads(out)["recording"]["events"]:
         frames = ((event.get("values", {}).get("stackTrace") or {}).get("frames")) or []
-        yield [f"{f['method']['type']['name']}.{f['method']['name']}" for f in frames]
+        # jfr prints type names in their internal form (io/netty/...)
+        yield [f"{f['method']['type']['name'].replace('/', '.')}.{f['method']['name']}" for f in frames]
 
 
 def share(stacks):
@@ -77,6 +78,20 @@ def share(stacks):
     return total, buckets, top_methods, charged_methods
 
 
+def callers(stacks, text, top):
+    """Prints the commonest call paths (12 frames from the matching one down) of samples through `text`."""
+    paths = collections.Counter()
+    for frames in stacks:
+        i = next((i for i, f in enumerate(frames) if text in f), None)
+        if i is not None:
+            paths[tuple(frames[i:i + 12])] += 1
+    total = sum(paths.values())
+    print(f"{total} of {len(stacks)} samples pass through a frame containing {text!r}")
+    for path, n in paths.most_common(top):
+        print(f"\n{n} samples:\n  " + "\n  ".join(path))
+    return 0
+
+
 def pct(n, total):
     return round(100.0 * n / total, 1) if total else 0.0
 
@@ -87,8 +102,12 @@ def main(argv=None):
     p.add_argument("--top", type=int, default=20)
     p.add_argument("--json", help="also write the shares as JSON here")
     p.add_argument("--jfr", help="the JDK's jfr tool (default: $JAVA_HOME/bin/jfr)")
+    p.add_argument("--callers", metavar="TEXT", help="instead: the commonest stacks through frames containing TEXT")
     a = p.parse_args(argv)
-    total, buckets, top_methods, charged = share(samples(a.recording, jfr_tool(a.jfr)))
+    stacks = list(samples(a.recording, jfr_tool(a.jfr)))
+    if a.callers:
+        return callers(stacks, a.callers, a.top)
+    total, buckets, top_methods, charged = share(stacks)
     if not total:
         raise SystemExit(f"no jdk.ExecutionSample events in {a.recording}")
     print(f"{total} execution samples in {a.recording}\n")
