@@ -17,15 +17,15 @@ LOG_TAG=services
 # shellcheck source=lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
-# C1 only: on a 2-core box shared with three brokers, C2's compiler threads took the CPU that
-# start-up and requests needed, and did not raise a spike's throughput either
-# (docs/decisions/0010-c1-and-fixed-heaps-in-the-harness.md). A metaspace threshold above what the
-# services load: metaspace-triggered full collections took 18 s there. Every page of the heap is
+# Full tiered compilation (C1 + C2): once warm, C2 code cost the API ~40 % less CPU per issuance than
+# C1 only, which 0010 had chosen for start-up (docs/decisions/0020; JAVA_OPTS with
+# -XX:TieredStopAtLevel=1 brings C1 back). A metaspace threshold above what the services load:
+# metaspace-triggered full collections took 18 s there. Every page of the heap is
 # touched at start (AlwaysPreTouch): on this kind of VM the first touch of a page costs ~7.6 µs
 # (2.5 s per GiB), which otherwise landed inside the first young collections of a spike (avg 1.7 s).
 # JAVA_OPTS replaces these common options; API_JAVA_OPTS / CONSUMER_JAVA_OPTS replace the per-service
 # heap and collector below.
-JAVA_OPTS=${JAVA_OPTS:--XX:MetaspaceSize=256m -XX:TieredStopAtLevel=1 -XX:+AlwaysPreTouch -XX:+ExitOnOutOfMemoryError}
+JAVA_OPTS=${JAVA_OPTS:--XX:MetaspaceSize=256m -XX:+AlwaysPreTouch -XX:+ExitOnOutOfMemoryError}
 # The API holds one connection and, while it waits for a turn, one parked virtual thread per client:
 # a 10,000-VU spike ran a 1 GiB heap out of memory (docs/decisions/0011). The parallel collector's two threads
 # halve the pauses of the serial one, which the consumer keeps (it holds no client connections).
