@@ -33,7 +33,8 @@ function warn(what, res) {
   }
 }
 
-function entryCall(method, path, token, name) {
+// allowGone: a 404 NOT_IN_QUEUE is an expected answer (a user whose admission ended, or who was purged).
+function entryCall(method, path, token, name, allowGone = false) {
   const params = { headers: { Authorization: `Bearer ${token}` }, tags: { name }, timeout: common.requestTimeout };
   const url = `${WR_URL}/api/v1/waiting-room/coupons/${common.couponId}${path}`;
   const res = method === 'POST' ? http.post(url, null, params) : http.get(url, params);
@@ -41,7 +42,8 @@ function entryCall(method, path, token, name) {
   if (res.status === 200) {
     try { body = res.json(); } catch (_) { body = undefined; }
   }
-  const ok = check(res, { [`${name}: 200 with a state`]: () => body !== undefined && typeof body.state === 'string' });
+  const gone = allowGone && res.status === 404 && code(res) === 'NOT_IN_QUEUE';
+  const ok = check(res, { [`${name}: 200 with a state`]: () => gone || (body !== undefined && typeof body.state === 'string') });
   wr.unexpected.add(!ok);
   if (!ok) warn(name, res);
   return { res, body };
@@ -54,8 +56,8 @@ export function join(token) {
   return r.body;
 }
 
-export function poll(token) {
-  const r = entryCall('GET', '/entries/me', token, 'wr-poll');
+export function poll(token, { allowGone = false } = {}) {
+  const r = entryCall('GET', '/entries/me', token, 'wr-poll', allowGone);
   wr.poll.add(r.res.timings.duration);
   wr.polls.add(1);
   return r.body;

@@ -175,7 +175,10 @@ class WaitingRoom {
 			status = this.coupons.get(couponId);
 		}
 		catch (RestClientException ex) {
-			log.warn("coupon {}: the API did not answer ({}); letting the join through", couponId, ex.toString());
+			// believed known, so that an API outage does not cost every join a failed
+			// call
+			log.warn("coupon {}: the API did not answer ({}); letting joins through", couponId, ex.toString());
+			this.checked.put(couponId, 0L);
 			return;
 		}
 		if (status.isEmpty()) {
