@@ -252,9 +252,11 @@ def test_issue_from_a_pod(report):
     report.event(f"{users} coupons issued from a pod, {users} rows in MySQL")
 
 
-def _http(method: str, url: str, token: str, headers: dict | None = None) -> tuple[int, dict, float]:
+def _http(method: str, url: str, token: str, headers: dict | None = None,
+          body: dict | None = None) -> tuple[int, dict, float]:
     """(status, JSON body, milliseconds) of one request with a user's bearer token."""
-    req = urllib.request.Request(url, data=b"{}" if method == "POST" else None, method=method, headers={
+    data = json.dumps(body or {}).encode() if method in ("POST", "PUT") else None
+    req = urllib.request.Request(url, data=data, method=method, headers={
         "Authorization": f"Bearer {token}", "Accept": "application/json", "Content-Type": "application/json",
         **(headers or {})})
     t0 = time.monotonic()
@@ -280,8 +282,19 @@ def test_waiting_room_join_and_poll(report):
     figures = report.figures["waiting_room"]
     figures.update(join_status=status, join_state=joined["state"], join_ms=join_ms)
     report.event(f"waiting room: joined coupon 1 ({joined['state']}, {join_ms} ms)")
-    polls = []
+    polls: list = []
+    polled = _poll_until_admitted(entries, token, polls)
+    assert polled.get("entryToken"), polled
+    figures.update(polls=len(polls), poll_ms_max=max(polls), state=polled["state"])
+    report.event(f"waiting room: admitted after {len(polls)} poll(s), slowest {max(polls)} ms")
+    status, issued, issue_ms = _http("POST", f"http://{cluster_ip(API)}:8080/api/v1/coupons/1/issuances", token,
+                                     {"Coupon-Entry-Token": polled["entryToken"]})
+    assert status == 202, issued
+    figures.update(issued_with_entry_token=status)
+    report.event(f"issued coupon 1 with the entry token ({status}, {issue_ms} ms)")
 
+
+def _poll_until_admitted(entries: str, token: str, polls: list) -> dict:
     def admitted():
         status, body, ms = _http("GET", f"{entries}/me", token)
         assert status == 200, body
@@ -291,15 +304,52 @@ def test_waiting_room_join_and_poll(report):
         assert body["state"] == "QUEUED", body
         time.sleep(min(body.get("pollAfterMs", 1000), 5000) / 1000)
         return None
-    polled = wait_until("admitted by the waiting room", admitted, 120, every=0)
-    assert polled.get("entryToken"), polled
-    figures.update(polls=len(polls), poll_ms_max=max(polls), state=polled["state"])
-    report.event(f"waiting room: admitted after {len(polls)} poll(s), slowest {max(polls)} ms")
-    status, issued, issue_ms = _http("POST", f"http://{cluster_ip(API)}:8080/api/v1/coupons/1/issuances", token,
-                                     {"Coupon-Entry-Token": polled["entryToken"]})
+    return wait_until("admitted by the waiting room", admitted, 120, every=0)
+
+
+def test_waiting_room_gates_the_api_while_it_queues(report):
+    """Coupon 1's zone switched to mode on (admin API): while it queues, the API refuses an issuance
+    without an entry token (403 ENTRY_REQUIRED) and takes the admitted user's token, signed with the
+    key both read from the release's Secret; back to auto, the gate opens again."""
+    secret = _jwt_secret_value()
+    admin = tokens.token(f"room-admin-{RUN}", secret, admin=True, ttl=600)
+    base = f"http://{cluster_ip(WAITING_ROOM)}:8070/api/v1"
+    issue = f"http://{cluster_ip(API)}:8080/api/v1/coupons/1/issuances"
+    zone = f"{base}/admin/waiting-room/zones/coupon-1"
+    figures = report.figures["waiting_room"]
+    status, body, _ = _http("PUT", zone, admin, body={"mode": "on"})
+    assert status == 200, body
+    t0 = report.event("waiting room: zone coupon-1 mode on")
+    user = f"gated-{RUN}"
+    token = tokens.token(user, secret, ttl=600)
+    status, joined, _ = _http("POST", f"{base}/waiting-room/coupons/1/entries", token)
+    assert status == 200 and joined["state"] in ("QUEUED", "ADMITTED"), joined
+    tries = iter(range(10**6))
+
+    def refused():
+        status, body, _ = _http("POST", issue, tokens.token(f"no-token-{RUN}-{next(tries)}", secret, ttl=600))
+        assert status in (202, 403), (status, body)
+        return (status, body) if status == 403 else None
+    status, body = wait_until("the API refusing issuances without an entry token", refused, 60)
+    assert body.get("code") == "ENTRY_REQUIRED", body
+    figures.update(gate_refused=status, gate_refused_code=body["code"],
+                   gate_on_s=round(report.event("API refuses without a token: 403 ENTRY_REQUIRED") - t0, 1))
+    polls: list = []
+    admitted = _poll_until_admitted(f"{base}/waiting-room/coupons/1/entries", token, polls)
+    status, issued, _ = _http("POST", issue, token, {"Coupon-Entry-Token": admitted["entryToken"]})
     assert status == 202, issued
-    figures.update(issued_with_entry_token=status)
-    report.event(f"issued coupon 1 with the entry token ({status}, {issue_ms} ms)")
+    figures.update(gated_polls=len(polls), gated_issue_with_token=status)
+    report.event(f"admitted after {len(polls)} poll(s); issued with the entry token through the gate (202)")
+    status, body, _ = _http("PUT", zone, admin, body={"mode": "auto"})
+    assert status == 200, body
+    t1 = report.event("waiting room: zone coupon-1 back to auto")
+
+    def open_again():
+        status, body, _ = _http("POST", issue, tokens.token(f"after-gate-{RUN}-{next(tries)}", secret, ttl=600))
+        assert status in (202, 403), (status, body)
+        return status == 202
+    wait_until("the gate open again", open_again, 60)
+    figures["gate_off_s"] = round(report.event("gate open again: issuance without a token accepted") - t1, 1)
 
 
 def external_metric() -> tuple[str, float]:
