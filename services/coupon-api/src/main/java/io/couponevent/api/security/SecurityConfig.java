@@ -5,6 +5,7 @@ import java.util.List;
 
 import io.couponevent.common.security.CouponTokens;
 import io.couponevent.common.security.JwtProperties;
+import io.couponevent.common.security.ProblemSecurityHandlers;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.actuate.endpoint.web.WebServerNamespace;

@@ -6,6 +6,7 @@ import io.couponevent.api.coupon.InvalidCouponIdException;
 import io.couponevent.api.coupon.QuantityBelowIssuedException;
 import io.couponevent.api.issuance.IssuanceRefusedException;
 import io.couponevent.api.issuance.IssuanceUnavailableException;
+import io.couponevent.common.web.Problems;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -9,6 +9,7 @@ import java.util.regex.Pattern;
 import io.couponevent.api.coupon.CouponId;
 import io.couponevent.api.issuance.IssuanceService;
 import io.couponevent.common.entry.EntryGate;
+import io.couponevent.common.web.Problems;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;

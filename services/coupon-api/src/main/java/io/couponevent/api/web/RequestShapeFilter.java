@@ -3,6 +3,7 @@ package io.couponevent.api.web;
 import java.io.IOException;
 import java.util.Enumeration;
 
+import io.couponevent.common.web.Problems;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletException;

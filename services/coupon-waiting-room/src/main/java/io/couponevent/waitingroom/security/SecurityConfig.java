@@ -3,6 +3,7 @@ package io.couponevent.waitingroom.security;
 import io.couponevent.common.entry.EntryProperties;
 import io.couponevent.common.security.CouponTokens;
 import io.couponevent.common.security.JwtProperties;
+import io.couponevent.common.security.ProblemSecurityHandlers;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.context.properties.EnableConfigurationProperties;

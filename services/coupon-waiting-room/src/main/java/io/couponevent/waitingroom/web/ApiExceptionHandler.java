@@ -1,5 +1,6 @@
 package io.couponevent.waitingroom.web;
 
+import io.couponevent.common.web.Problems;
 import io.couponevent.waitingroom.room.CouponNotFoundException;
 import io.couponevent.waitingroom.room.InvalidRequestException;
 import io.couponevent.waitingroom.room.NotInQueueException;

@@ -1,8 +1,8 @@
-package io.couponevent.api.security;
+package io.couponevent.common.security;
 
 import java.io.IOException;
 
-import io.couponevent.api.web.Problems;
+import io.couponevent.common.web.Problems;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import tools.jackson.databind.json.JsonMapper;
@@ -19,11 +19,11 @@ import org.springframework.security.web.access.AccessDeniedHandler;
  * 401 and 403 from the security filters, as problem+json (the filters run before Spring
  * MVC).
  */
-class ProblemSecurityHandlers implements AuthenticationEntryPoint, AccessDeniedHandler {
+public class ProblemSecurityHandlers implements AuthenticationEntryPoint, AccessDeniedHandler {
 
 	private final JsonMapper json;
 
-	ProblemSecurityHandlers(JsonMapper json) {
+	public ProblemSecurityHandlers(JsonMapper json) {
 		this.json = json;
 	}
 

@@ -1,4 +1,4 @@
-package io.couponevent.api.web;
+package io.couponevent.common.web;
 
 import java.net.URI;
 import java.util.LinkedHashMap;
@@ -7,7 +7,10 @@ import java.util.Map;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.ProblemDetail;
 
-/** RFC 9457 problem details with the stable {@code code} property clients switch on. */
+/**
+ * RFC 9457 problem details with the stable {@code code} property clients switch on: one
+ * shape for every service's answers.
+ */
 public final class Problems {
 
 	/** The 401 answers' details and challenge, wherever a token is checked. */
