@@ -4,7 +4,7 @@
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-STAGES=${STAGES:-"tools build test-chart test-services test-observability test-loadtests test-faults-short test-cluster"}
+STAGES=${STAGES:-"tools build test-chart test-services test-observability test-loadtests test-waiting-room test-faults-short test-cluster"}
 mkdir -p build
 cleanup() {
   [ -x local/services.sh ] && local/services.sh down >/dev/null 2>&1
