@@ -5,10 +5,13 @@
 #   3. starts Redis Cluster (6 nodes), 3 Kafka brokers, MariaDB, then coupon-api, coupon-consumer and
 #      coupon-waiting-room
 #   4. registers a coupon through the admin API (QUANTITY coupons, opening now)
-#   5. runs the k6 spike through the waiting room (loadtests/waiting-room.js): USERS distinct users,
-#      each with its own JWT, arrive within RAMP, join the coupon's queue, poll as told, and issue once
-#      with their entry token when admitted; those still waiting at the sell-out learn it at their next
-#      poll. WAITING_ROOM=0 runs the direct spike instead (spike.js: VUS virtual users, no queue).
+#   5. runs the k6 spike (loadtests/spike.js): VUS virtual users serve USERS distinct users, each with
+#      its own JWT, within RAMP, straight at the issuance API (its admission bound answers 503 with
+#      Retry-After beyond what it takes). WAITING_ROOM=1 meets the spike through the waiting room
+#      instead (loadtests/waiting-room.js): each user joins the coupon's queue, polls as told and
+#      issues once with its entry token when admitted; those still waiting at the sell-out learn it at
+#      their next poll. At 12,000 users within 5 s on a 2-core host, with k6 and every server on it,
+#      the room's joins do not yet keep up (docs/waiting-room.md), so the direct spike is the default.
 #   6. waits for the consumer to drain, verifies the invariants in MariaDB, Redis and Kafka,
 #      prints the summary (exit code 1 on any FAIL), with the waiting room's figures and invariants
 #      (order, one coupon per admitted user, sold-out propagation, ETA error). Every failure is judged (an unexpected answer, a
@@ -19,7 +22,7 @@
 # Options (environment): QUANTITY (10000) VUS (10000) USERS (12000) RAMP (5s) RETRY_FRACTION (0.05)
 # POLL_INTERVAL (1s, 0 = no status polling) P95_MS (1500) P99_MS (3000) COUPON_ID (time-based)
 # LATENCY_JUDGED=1 KEEP=1 BUILD=0 (skip make build) PROMETHEUS=1 (local Prometheus + k6 remote write)
-# PORT_OFFSET / RUN_DIR (run beside another harness). Waiting room: WAITING_ROOM (1), WR_BUDGET (6000
+# PORT_OFFSET / RUN_DIR (run beside another harness). Waiting room: WAITING_ROOM (0), WR_BUDGET (6000
 # users a minute), WR_SUB_WINDOW (2s), MAX_WAIT (5m); K6_LOCK (a file: k6 runs under flock on it).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -32,7 +35,7 @@ QUANTITY=${QUANTITY:-10000}
 VUS=${VUS:-10000}
 USERS=${USERS:-$((VUS + VUS / 5))}
 COUPON_ID=${COUPON_ID:-$(date +%s%3N)}
-WAITING_ROOM=${WAITING_ROOM:-1}
+WAITING_ROOM=${WAITING_ROOM:-0}
 # The zone's budget: what the API takes in a minute as a burst (a burst under it never queues), then
 # admitted in sub-window steps once a queue exists.
 WR_BUDGET=${WR_BUDGET:-6000}
