@@ -23,7 +23,8 @@
 # POLL_INTERVAL (1s, 0 = no status polling) P95_MS (1500) P99_MS (3000) COUPON_ID (time-based)
 # LATENCY_JUDGED=1 KEEP=1 BUILD=0 (skip make build) PROMETHEUS=1 (local Prometheus + k6 remote write)
 # PORT_OFFSET / RUN_DIR (run beside another harness). Waiting room: WAITING_ROOM (0), WR_BUDGET (6000
-# users a minute), WR_SUB_WINDOW (2s), MAX_WAIT (5m); K6_LOCK (a file: k6 runs under flock on it).
+# users a minute), WR_SUB_WINDOW (2s), MAX_WAIT (5m), WR_ETA_P90_MAX (0.20: the ETA error p90 judged);
+# K6_LOCK (a file: k6 runs under flock on it).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -129,7 +130,7 @@ latency_flag=--latency-reported
 room_flags=()
 if [ "$WAITING_ROOM" = 1 ]; then
   window_ms=$(python3 -c "import re,sys; m=re.fullmatch(r'(\d+)(ms|s)', sys.argv[1]); print(int(m[1]) * (1 if m[2] == 'ms' else 1000))" "$WR_SUB_WINDOW")
-  room_flags=(--journeys "$OUT_DIR/journeys.log" --sub-window-ms "$window_ms")
+  room_flags=(--journeys "$OUT_DIR/journeys.log" --sub-window-ms "$window_ms" --eta-p90-max "${WR_ETA_P90_MAX:-0.20}")
 fi
 local/verify.sh verify --k6 "$OUT_DIR/k6-summary.json" --quantity "$QUANTITY" $latency_flag "${room_flags[@]}" \
   --out "$OUT_DIR/summary.json"
