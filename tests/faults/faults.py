@@ -47,9 +47,10 @@ def log(msg):
 
 # ---- the harness ----------------------------------------------------------------------------------
 
-def sh(*cmd, check=True, timeout=900):
+def sh(*cmd, check=True, timeout=900, env=None):
     """Runs a harness command (local/infra.sh, local/services.sh) and returns its stdout."""
-    res = subprocess.run(list(cmd), cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+    res = subprocess.run(list(cmd), cwd=ROOT, capture_output=True, text=True, timeout=timeout,
+                         env={**os.environ, **env} if env else None)
     for line in res.stderr.splitlines():
         print(f"    {line}", flush=True)
     if check and res.returncode != 0:
@@ -102,6 +103,20 @@ def whole():
     return " down" not in status and ready(API_MGMT) and ready(CONSUMER_MGMT)
 
 
+API_ARGS_NOW = [""]  # the program arguments the running API was started with
+
+
+def api_with(args):
+    """Restarts the API with these program arguments (API_ARGS of local/services.sh) if it runs
+    with others."""
+    if API_ARGS_NOW[0] == args:
+        return
+    log(f"  restarting the API with arguments {args!r}")
+    services("down", "api")
+    services("up", "api", env={"API_ARGS": args})
+    API_ARGS_NOW[0] = args
+
+
 def heal():
     """Brings back whatever a scenario left down or paused; stops extra consumers."""
     for f in os.listdir(os.path.join(RUN_DIR, "pids")):
@@ -117,6 +132,8 @@ def heal():
     if whole():
         return
     log("healing the harness: infra up, services up")
+    if not ready(API_MGMT):
+        API_ARGS_NOW[0] = ""  # started again below with the harness's own arguments
     infra("up")
     services("up")
 
@@ -304,6 +321,8 @@ class Scenario:
     # figures of its own from the run and every issuance request (answered ms, duration ms, status,
     # error code, k6 scenario), added to the result before it is judged
     measure: Callable[[Run, list], dict] = lambda run, requests: {}
+    # program arguments the API runs with for this scenario (restarted with them, and without after)
+    api_args: str = ""
 
 
 # ---- the eight faults -----------------------------------------------------------------------------
@@ -406,24 +425,16 @@ def consumers_scaled(run):
 
 # overload ----------------------------------------------------------------------------------------
 
-def bench_capacity():
-    """The API's capacity in requests/s: capacity_rps of make bench's build/bench/summary.json (the
-    highest rate held with >= 97 % accepted and p95 <= 300 ms), else what this 2-core machine measured."""
-    try:
-        with open(os.path.join(ROOT, "build", "bench", "summary.json")) as f:
-            cap = int(json.load(f).get("capacity_rps") or 0)
-        if cap > 0:
-            return cap, "build/bench/summary.json"
-    except (OSError, ValueError, AttributeError):
-        pass
-    return 600, "default, measured on the shared 2-core machine"
-
-
-CAPACITY, CAPACITY_FROM = bench_capacity()
-OVERLOAD_RATE = int(os.environ.get("OVERLOAD_RATE") or 2 * CAPACITY)
+# The API is bounded for this scenario: restarted with coupon.issuance.max-in-flight OVERLOAD_BOUND.
+# Unbounded, it takes all that k6 can offer from the same two cores (about 700 new users a second):
+# the path is cheaper than the load generator, so the admission bound was never reached. Bounded to
+# 8 requests at about 30 ms each, it takes roughly 270/s, and 600/s is about twice that. What is
+# judged is the bound's behaviour, which does not depend on where it sits.
+OVERLOAD_BOUND = int(os.environ.get("OVERLOAD_MAX_IN_FLIGHT") or 8)
+OVERLOAD_RATE = int(os.environ.get("OVERLOAD_RATE") or 600)
 OVERLOAD_S, CALM_S = 25, 30
-CALM_RATE = max(10, CAPACITY // 10)
-MAX_IN_FLIGHT = 256  # coupon.issuance.max-in-flight (coupon-api's application.yaml)
+CALM_RATE = max(10, OVERLOAD_RATE // 20)
+MAX_IN_FLIGHT = OVERLOAD_BOUND
 OVERLOAD_TIMEOUT_S = 10  # k6's request timeout: without a bound queue a request would wait longer
 P99_503_MS = 1500  # admission-wait 500 ms, plus the time to read, queue and answer under a full CPU
 CALM_P95_MS = 300  # the capacity's own latency target (make bench)
@@ -515,7 +526,7 @@ def measure_overload(run, requests):
     with open(os.path.join(run.out, "in-flight.json"), "w") as f:
         json.dump(samples, f)
     return {"overload": {
-        "capacity_rps": CAPACITY, "capacity_from": CAPACITY_FROM, "rate": OVERLOAD_RATE,
+        "max_in_flight_bound": OVERLOAD_BOUND, "rate": OVERLOAD_RATE,
         "overload_s": OVERLOAD_S, "calm_rate": CALM_RATE, "calm_s": CALM_S,
         "requests": len(hot), "achieved_rps": round(len(hot) / OVERLOAD_S, 1),
         "dropped_iterations": phases[0].get("dropped"), "answers": by_status(hot),
@@ -638,13 +649,13 @@ SCENARIOS = [
     # travels the whole path (Redis, Kafka); the late wave sells what is left. No retries: the
     # arrival rate is the load. VUs for 3 s of arrivals: with fewer, k6 runs out of them while the
     # CPU is saturated, drops arrivals and never fills the API's admission bound.
-    Scenario("overload", f"Arrivals at twice the capacity ({OVERLOAD_RATE}/s) for {OVERLOAD_S} s, then "
-             f"{CALM_RATE}/s", "probe",
+    Scenario("overload", f"Arrivals at about twice what the API takes ({OVERLOAD_RATE}/s, max-in-flight "
+             f"{OVERLOAD_BOUND}) for {OVERLOAD_S} s, then {CALM_RATE}/s", "probe",
              quantity=OVERLOAD_RATE * (OVERLOAD_S + 1) + CALM_RATE * (CALM_S + 1), rate=OVERLOAD_RATE,
              duration=OVERLOAD_S + CALM_S, inject=overloaded, checks=overload_checks, measure=measure_overload,
              wave_env={"STAGES": f"{OVERLOAD_RATE}:{OVERLOAD_S}s,{CALM_RATE}:{CALM_S}s", "SHED_RETRIES": 0,
                        "MAX_VUS": max(300, OVERLOAD_RATE * 3), "REQUEST_TIMEOUT": f"{OVERLOAD_TIMEOUT_S}s"},
-             settle_timeout=300),
+             settle_timeout=300, api_args=f"--coupon.issuance.max-in-flight={OVERLOAD_BOUND}"),
 ]
 
 
@@ -755,6 +766,7 @@ def run_scenario(sc, index, out_dir, base):
     log(f"=== {sc.name} ({sc.length}): {sc.title}")
     t_start = time.time()
     heal()
+    api_with(sc.api_args)
     dlt_before = dead_letters()
     api_before, consumer_before = scrape(API_MGMT), scrape(CONSUMER_MGMT)
     sh("local/verify.sh", "register", "--coupon", str(coupon), "--quantity", str(sc.quantity))
