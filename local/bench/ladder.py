@@ -23,6 +23,7 @@ import sys
 import time
 
 from verifier.harness import Api, Database
+from verifier.machine import ticks
 from verifier.settings import Settings
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -39,16 +40,6 @@ def role(name):
         if name.startswith(prefix):
             return prefix
     return name
-
-
-def ticks(pid):
-    """utime + stime of a process in clock ticks, None once it is gone."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return int(fields[11]) + int(fields[12])
-    except OSError:
-        return None
 
 
 def harness_pids(run_dir):

@@ -29,18 +29,18 @@ def harness_pids(offset):
 
 
 def ticks(pid):
-    """utime + stime of a process, in clock ticks (0 once it is gone)."""
+    """utime + stime of a process in clock ticks, None once it is gone (also the benchmark's)."""
     try:
         with open(f"/proc/{pid}/stat") as f:
             fields = f.read().rsplit(")", 1)[1].split()
         return int(fields[11]) + int(fields[12])
     except OSError:
-        return 0
+        return None
 
 
 def cpu_snapshot(offset):
     return {"time": time.time(),
-            "roles": {r: {str(p): ticks(p) for p in sorted(pids)} for r, pids in harness_pids(offset).items()}}
+            "roles": {r: {str(p): ticks(p) or 0 for p in sorted(pids)} for r, pids in harness_pids(offset).items()}}
 
 
 def cpu_diff(before, extra_cpu_seconds=()):
@@ -51,7 +51,7 @@ def cpu_diff(before, extra_cpu_seconds=()):
     ncpu = os.cpu_count() or 1
     result = {}
     for role, pids in before["roles"].items():
-        used = sum(max(0, ticks(int(pid)) - t0) for pid, t0 in pids.items()) / hz
+        used = sum(max(0, (ticks(int(pid)) or 0) - t0) for pid, t0 in pids.items()) / hz
         result[role] = round(100.0 * used / elapsed / ncpu, 1)
     for name, secs in extra_cpu_seconds:
         result[name] = round(100.0 * float(secs) / elapsed / ncpu, 1)
