@@ -1,8 +1,5 @@
 package io.couponevent.api.issuance;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -11,8 +8,8 @@ import java.util.Optional;
 
 import io.couponevent.api.coupon.Coupon;
 import io.couponevent.api.coupon.IssuedRow;
+import io.couponevent.common.ClasspathText;
 
-import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.Cursor;
 import org.springframework.data.redis.core.ScanOptions;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -28,34 +25,23 @@ import org.springframework.stereotype.Component;
 public class ReservationStore {
 
 	@SuppressWarnings({ "rawtypes", "unchecked" })
-	private static final RedisScript<List> ISSUE = script("scripts/issue.lua", List.class);
+	private static final RedisScript<List> ISSUE = RedisScript.of(ClasspathText.read("scripts/issue.lua"), List.class);
 
-	private static final RedisScript<Long> RELEASE = script("scripts/release.lua", Long.class);
+	private static final RedisScript<Long> RELEASE = RedisScript.of(ClasspathText.read("scripts/release.lua"),
+			Long.class);
 
-	private static final RedisScript<Long> UPSERT_META = script("scripts/upsert-meta.lua", Long.class);
+	private static final RedisScript<Long> UPSERT_META = RedisScript.of(ClasspathText.read("scripts/upsert-meta.lua"),
+			Long.class);
 
-	private static final RedisScript<Long> RESTORE = script("scripts/restore.lua", Long.class);
+	private static final RedisScript<Long> RESTORE = RedisScript.of(ClasspathText.read("scripts/restore.lua"),
+			Long.class);
 
 	@SuppressWarnings("rawtypes")
-	private static final RedisScript<List> SLOTS = script("scripts/slots.lua", List.class);
+	private static final RedisScript<List> SLOTS = RedisScript.of(ClasspathText.read("scripts/slots.lua"), List.class);
 
-	private static final RedisScript<Long> ADOPT = script("scripts/adopt.lua", Long.class);
+	private static final RedisScript<Long> ADOPT = RedisScript.of(ClasspathText.read("scripts/adopt.lua"), Long.class);
 
 	private final StringRedisTemplate redis;
-
-	/**
-	 * A script from its text, read once: built from a resource, Spring Data Redis asks
-	 * the resource whether it changed on every call, a visible share of the hot path's
-	 * CPU samples.
-	 */
-	private static <T> RedisScript<T> script(String path, Class<T> resultType) {
-		try {
-			return RedisScript.of(new ClassPathResource(path).getContentAsString(StandardCharsets.UTF_8), resultType);
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException("cannot read " + path, ex);
-		}
-	}
 
 	public ReservationStore(StringRedisTemplate redis) {
 		this.redis = redis;

@@ -6,9 +6,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
+import io.couponevent.common.ClasspathText;
 import io.couponevent.waitingroom.config.WaitingRoomProperties.ZoneSettings;
 
-import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.stereotype.Component;
@@ -21,12 +21,11 @@ class RoomStore {
 	static final int CHUNK = 1000;
 
 	@SuppressWarnings("rawtypes")
-	private static final RedisScript<List> ROOM = RedisScript.of(new ClassPathResource("scripts/room.lua"), List.class);
+	private static final RedisScript<List> ROOM = RedisScript.of(ClasspathText.read("scripts/room.lua"), List.class);
 
-	private static final RedisScript<Long> PURGE = RedisScript.of(new ClassPathResource("scripts/purge.lua"),
-			Long.class);
+	private static final RedisScript<Long> PURGE = RedisScript.of(ClasspathText.read("scripts/purge.lua"), Long.class);
 
-	private static final RedisScript<Long> SHUFFLE = RedisScript.of(new ClassPathResource("scripts/shuffle.lua"),
+	private static final RedisScript<Long> SHUFFLE = RedisScript.of(ClasspathText.read("scripts/shuffle.lua"),
 			Long.class);
 
 	private final StringRedisTemplate redis;
