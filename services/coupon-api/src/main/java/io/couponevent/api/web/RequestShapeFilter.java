@@ -75,16 +75,10 @@ class RequestShapeFilter extends OncePerRequestFilter {
 			return;
 		}
 		HttpServletRequest limited = (length < 0) ? new LimitedRequest(request, this.maxBodyBytes) : request;
-		try {
-			chain.doFilter(limited, response);
-		}
-		catch (ServletException ex) {
-			if (!BodyTooLargeException.causes(ex) || response.isCommitted()) {
-				throw ex;
-			}
-			response.reset();
-			refuse(response, HttpStatus.CONTENT_TOO_LARGE, this.tooLarge);
-		}
+		// Past the limit, reading throws BodyTooLargeException; ApiExceptionHandler
+		// answers
+		// 413 for it.
+		chain.doFilter(limited, response);
 	}
 
 	static boolean acceptable(String contentType) {

@@ -4,19 +4,15 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
 
-import io.couponevent.api.support.Api;
 import io.couponevent.api.support.Api.Reply;
+import io.couponevent.api.support.ApiServerTest;
 import io.couponevent.common.entry.EntryGate;
 import io.couponevent.testsupport.Harness;
-import io.couponevent.testsupport.Kafka;
 import io.couponevent.testsupport.Tokens;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.core.env.Environment;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -25,27 +21,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The waiting room's gate as the issuance API enforces it: while the gate key exists only
  * a request with an entry token for that user and coupon may reserve.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
-class EntryGateApiTest {
-
-	@Autowired
-	Environment env;
+class EntryGateApiTest extends ApiServerTest {
 
 	@Autowired
 	StringRedisTemplate redis;
 
-	private Api api;
-
 	private EntryGate gate;
 
-	@BeforeAll
-	static void topic() throws Exception {
-		Kafka.ensureIssuanceTopic();
-	}
-
 	@BeforeEach
-	void client() {
-		api = new Api(env.getRequiredProperty("local.server.port", Integer.class));
+	void entryGate() {
 		gate = new EntryGate(env.getRequiredProperty("coupon.entry.secret"));
 	}
 

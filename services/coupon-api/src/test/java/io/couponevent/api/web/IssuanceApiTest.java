@@ -8,27 +8,23 @@ import java.util.UUID;
 import io.couponevent.api.issuance.ReservationStore;
 import io.couponevent.api.support.Api;
 import io.couponevent.api.support.Api.Reply;
+import io.couponevent.api.support.ApiServerTest;
 import io.couponevent.common.jdbc.SqlDateTime;
 import io.couponevent.testsupport.Harness;
 import io.couponevent.testsupport.Kafka;
 import io.couponevent.testsupport.Tokens;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.core.env.Environment;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The HTTP contract against the real Redis Cluster, Kafka and MariaDB of the harness. */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
-class IssuanceApiTest {
+class IssuanceApiTest extends ApiServerTest {
 
 	/**
 	 * A fresh token per call: this class can run longer than a token's 10 minutes on a
@@ -39,9 +35,6 @@ class IssuanceApiTest {
 	}
 
 	@Autowired
-	Environment env;
-
-	@Autowired
 	ReservationStore store;
 
 	@Autowired
@@ -49,18 +42,6 @@ class IssuanceApiTest {
 
 	@Autowired
 	JsonMapper json;
-
-	private Api api;
-
-	@BeforeAll
-	static void topic() throws Exception {
-		Kafka.ensureIssuanceTopic();
-	}
-
-	@BeforeEach
-	void client() {
-		api = new Api(env.getRequiredProperty("local.server.port", Integer.class));
-	}
 
 	private long openCoupon(int quantity) {
 		long id = Harness.uniqueCouponId();

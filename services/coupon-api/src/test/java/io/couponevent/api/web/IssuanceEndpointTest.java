@@ -11,20 +11,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import io.couponevent.api.support.Api;
 import io.couponevent.api.support.Api.Reply;
+import io.couponevent.api.support.ApiServerTest;
 import io.couponevent.testsupport.Harness;
-import io.couponevent.testsupport.Kafka;
 import io.couponevent.testsupport.Tokens;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
-
-import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.core.env.Environment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -33,37 +26,20 @@ import static org.assertj.core.api.Assertions.assertThat;
  * does: the same request is sent without a body (the endpoint) and with an empty JSON
  * object (the controller), and the two answers must match, case by case.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
-class IssuanceEndpointTest {
+class IssuanceEndpointTest extends ApiServerTest {
 
 	private static final JsonMapper JSON = JsonMapper.builder().build();
 
 	private static final List<String> HEADERS = List.of("content-type", "www-authenticate", "retry-after",
 			"x-content-type-options", "x-frame-options", "cache-control", "pragma", "expires", "x-xss-protection");
 
-	@Autowired
-	Environment env;
-
-	private Api api;
-
 	private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-
-	@BeforeAll
-	static void topic() throws Exception {
-		Kafka.ensureIssuanceTopic();
-	}
-
-	@BeforeEach
-	void client() {
-		api = new Api(env.getRequiredProperty("local.server.port", Integer.class));
-	}
 
 	private record Answer(int status, Map<String, String> headers, JsonNode body) {
 	}
 
 	private Answer send(String path, String authorization, boolean withBody) throws Exception {
-		HttpRequest.Builder b = HttpRequest
-			.newBuilder(URI.create("http://127.0.0.1:" + env.getRequiredProperty("local.server.port") + path))
+		HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port() + path))
 			.timeout(Harness.httpTimeout());
 		if (authorization != null) {
 			b.header("Authorization", authorization);

@@ -7,20 +7,16 @@ import java.time.Instant;
 import java.util.UUID;
 
 import io.couponevent.api.issuance.ReservationStore;
-import io.couponevent.api.support.Api;
 import io.couponevent.api.support.Api.Reply;
+import io.couponevent.api.support.ApiServerTest;
 import io.couponevent.testsupport.Harness;
-import io.couponevent.testsupport.Kafka;
 import io.couponevent.testsupport.Tokens;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.core.env.Environment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -28,27 +24,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Request shapes that once answered 500 or were read whole (docs/reliability.md, bad
  * input): each is refused with a 4xx problem and reserves nothing.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
-class RequestShapeTest {
-
-	@Autowired
-	Environment env;
+class RequestShapeTest extends ApiServerTest {
 
 	@Autowired
 	ReservationStore store;
 
-	private Api api;
-
 	private static long coupon;
 
-	@BeforeAll
-	static void topic() throws Exception {
-		Kafka.ensureIssuanceTopic();
-	}
-
 	@BeforeEach
-	void client() {
-		api = new Api(env.getRequiredProperty("local.server.port", Integer.class));
+	void sharedCoupon() {
 		if (coupon == 0) {
 			coupon = Harness.uniqueCouponId();
 			Instant now = Instant.now();
