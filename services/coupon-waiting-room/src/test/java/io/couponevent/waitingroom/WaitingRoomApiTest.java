@@ -322,6 +322,38 @@ class WaitingRoomApiTest {
 		assertThat(admin("PUT", "coupon-" + coupon, "[1,2]").status()).isEqualTo(400);
 	}
 
+	/**
+	 * Join and poll are answered ahead of Spring Security and MVC (EntryEndpoint); a
+	 * query string sends the same request through the controller: both answer alike.
+	 */
+	@Test
+	void theLeanPathAnswersAsTheControllerDoes() throws Exception {
+		long coupon = Harness.uniqueCouponId();
+		String entries = "/api/v1/waiting-room/coupons/" + coupon + "/entries";
+		Reply lean = join(coupon, "lean");
+		Reply mvc = call("POST", entries + "?via=controller", Tokens.user("lean"), null);
+		assertThat(lean.status()).isEqualTo(200);
+		assertThat(lean.text("state")).isEqualTo("ADMITTED");
+		assertThat(mvc.body()).isEqualTo(lean.body());
+		assertThat(call("GET", entries + "/me?via=controller", Tokens.user("lean"), null).body())
+			.isEqualTo(poll(coupon, "lean").body());
+		Reply none = call("GET", entries + "/me?via=controller", Tokens.user("nobody"), null);
+		Reply leanNone = poll(coupon, "nobody");
+		assertThat(leanNone.status()).isEqualTo(none.status()).isEqualTo(404);
+		assertThat(leanNone.body()).isEqualTo(none.body());
+		String port = this.env.getProperty("local.server.port");
+		HttpResponse<String> anonymous = this.http
+			.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + entries))
+				.POST(HttpRequest.BodyPublishers.noBody())
+				.build(), HttpResponse.BodyHandlers.ofString());
+		assertThat(anonymous.statusCode()).isEqualTo(401);
+		assertThat(anonymous.headers().firstValue("WWW-Authenticate")).hasValue("Bearer");
+		assertThat(anonymous.headers().firstValue("X-Content-Type-Options")).hasValue("nosniff");
+		assertThat(anonymous.headers().firstValue("Cache-Control")).get().asString().contains("no-store");
+		assertThat(prometheus()).contains("uri=\"/api/v1/waiting-room/coupons/{couponId}/entries\"")
+			.contains("uri=\"/api/v1/waiting-room/coupons/{couponId}/entries/me\"");
+	}
+
 	private Reply join(long coupon, String user) {
 		return call("POST", "/api/v1/waiting-room/coupons/" + coupon + "/entries", Tokens.user(user), null);
 	}

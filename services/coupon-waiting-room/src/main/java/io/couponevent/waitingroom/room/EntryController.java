@@ -7,9 +7,16 @@ import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
 
-/** The user's side: join a coupon's queue, then poll it as told. */
+/**
+ * The user's side: join a coupon's queue, then poll it as told. The usual requests are
+ * answered by {@link EntryEndpoint} before they reach this controller.
+ */
 @RestController
 class EntryController {
+
+	static final String JOIN = "/api/v1/waiting-room/coupons/{couponId}/entries";
+
+	static final String POLL = "/api/v1/waiting-room/coupons/{couponId}/entries/me";
 
 	private final WaitingRoom room;
 
@@ -17,12 +24,12 @@ class EntryController {
 		this.room = room;
 	}
 
-	@PostMapping("/api/v1/waiting-room/coupons/{couponId}/entries")
+	@PostMapping(JOIN)
 	Entry join(@PathVariable("couponId") String couponId, @AuthenticationPrincipal Jwt jwt) {
 		return this.room.join(jwt.getSubject(), parse(couponId));
 	}
 
-	@GetMapping("/api/v1/waiting-room/coupons/{couponId}/entries/me")
+	@GetMapping(POLL)
 	Entry poll(@PathVariable("couponId") String couponId, @AuthenticationPrincipal Jwt jwt) {
 		return this.room.poll(jwt.getSubject(), parse(couponId));
 	}

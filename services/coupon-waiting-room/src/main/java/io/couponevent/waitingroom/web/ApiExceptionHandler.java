@@ -25,13 +25,13 @@ import org.springframework.web.servlet.mvc.method.annotation.ResponseEntityExcep
  * 4xx, only a genuine server fault a 500.
  */
 @RestControllerAdvice
-class ApiExceptionHandler extends ResponseEntityExceptionHandler {
+public class ApiExceptionHandler extends ResponseEntityExceptionHandler {
 
 	private static final Logger log = LoggerFactory.getLogger(ApiExceptionHandler.class);
 
 	@ExceptionHandler({ InvalidRequestException.class, NotInQueueException.class, UnknownZoneException.class,
 			CouponNotFoundException.class })
-	ResponseEntity<ProblemDetail> domain(RuntimeException e) {
+	public ResponseEntity<ProblemDetail> domain(RuntimeException e) {
 		return switch (e) {
 			case InvalidRequestException invalid -> problem(HttpStatus.BAD_REQUEST, "INVALID_REQUEST", e.getMessage());
 			case NotInQueueException none -> problem(HttpStatus.NOT_FOUND, "NOT_IN_QUEUE", e.getMessage());
@@ -42,7 +42,7 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
 	}
 
 	@ExceptionHandler(DataAccessException.class)
-	ResponseEntity<ProblemDetail> dataAccess(DataAccessException e) {
+	public ResponseEntity<ProblemDetail> dataAccess(DataAccessException e) {
 		log.warn("queue store unavailable: {}", e.toString());
 		return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
 			.contentType(MediaType.APPLICATION_PROBLEM_JSON)
@@ -51,9 +51,15 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
 	}
 
 	@ExceptionHandler(Exception.class)
-	ResponseEntity<ProblemDetail> unexpected(Exception e) {
+	public ResponseEntity<ProblemDetail> unexpected(Exception e) {
 		log.error("unexpected error", e);
 		return problem(HttpStatus.INTERNAL_SERVER_ERROR, "INTERNAL_ERROR", "unexpected error");
+	}
+
+	/** Whether {@link #domain} answers this exception (else it is unexpected). */
+	public static boolean handles(RuntimeException e) {
+		return e instanceof InvalidRequestException || e instanceof NotInQueueException
+				|| e instanceof UnknownZoneException || e instanceof CouponNotFoundException;
 	}
 
 	/** Spring MVC's own exceptions: same status, our body shape, a short detail. */
