@@ -1,8 +1,10 @@
 """summary.json and summary.md of `make bench` from its parts: the capacity ladder (ladder.json), the
-verifier's outputs of the spike and the sold-out storm, and the host gauge.
+verifier's outputs of the spike, the sold-out storm and the waiting room's spike, the waiting room's
+capacity run, and the host gauge.
 
   python3 local/bench/summary.py OUT_DIR      (reads OUT_DIR/ladder.json, spike.json, soldout.json,
-                                               gauge.json; writes OUT_DIR/summary.json, summary.md)
+                                               wr-spike.json, wr-capacity-k6.json, gauge.json;
+                                               writes OUT_DIR/summary.json, summary.md)
 
 Figures are reported against the targets, never judged: the exit code is 1 only when a correctness
 figure fails (an over-issue, a duplicate, a lost 202, a failed invariant of any phase)."""
@@ -17,6 +19,14 @@ TARGETS = {
     "consumer_cpu_us_per_row": (100, "<="),
     "server_cpu_us_per_accepted": (800, "<="),
 }
+# The waiting room's figures (docs/waiting-room.md), judged like the above only when its phase ran.
+ROOM_TARGETS = {
+    "wr_join_p95_ms": (50, "<="),
+    "wr_poll_p95_ms": (50, "<="),
+    "wr_max_waiting_users": (20000, ">="),
+    "wr_order_inversions": (0, "<="),
+    "wr_eta_error_p90_pct": (20, "<="),
+}
 CPU = ["api_cpu_us_per_accepted", "consumer_cpu_us_per_row", "kafka_cpu_us_per_accepted",
        "redis_cpu_us_per_accepted", "mariadb_cpu_us_per_accepted", "server_cpu_us_per_accepted",
        "k6_cpu_us_per_request"]
@@ -30,11 +40,31 @@ def load(path):
 
 
 def meets(name, value):
-    target, way = TARGETS[name]
+    target, way = {**TARGETS, **ROOM_TARGETS}[name]
     return value is not None and (value >= target if way == ">=" else value <= target)
 
 
-def summarize(ladder, spike, soldout, gauge):
+def waiting_room(spike, capacity):
+    """The waiting room's figures from its spike (the verifier's output) and its capacity run (k6's
+    summary); only those of the parts that ran."""
+    out = {}
+    if spike:
+        k6, room = spike["k6"], spike["verification"].get("waiting_room", {})
+        out.update({
+            "wr_users": k6.get("users"), "wr_join_p95_ms": k6.get("wr_join_p95_ms"),
+            "wr_poll_p95_ms": k6.get("wr_poll_p95_ms"), "wr_answer_p95_ms": k6.get("wr_answer_p95_ms"),
+            "wr_queued": room.get("queued"), "wr_admitted": room.get("admitted"),
+            "wr_order_inversions": room.get("order_inversions"),
+            "wr_eta_error_p90_pct": room.get("eta_error_p90_pct"), "wr_eta_samples": room.get("eta_samples"),
+            "wr_soldout_propagation_s": room.get("soldout_propagation_s"),
+        })
+    if capacity:
+        out["wr_max_waiting_users"] = capacity.get("wr_max_waiting_users", 0)
+        out["wr_capacity_steps"] = capacity.get("wr_capacity_steps", [])
+    return out
+
+
+def summarize(ladder, spike, soldout, gauge, wr_spike=None, wr_capacity=None):
     out = {"capacity_rps": ladder.get("capacity_rps", 0) if ladder else 0}
     if ladder:
         for k in CPU + ["p50_ms", "p95_ms", "p99_ms", "achieved_rps", "cores_used"]:
@@ -55,6 +85,11 @@ def summarize(ladder, spike, soldout, gauge):
                 out.update({"spike_vus": k6["vus_peak"], "spike_drain_seconds": v["verification"]["drain_seconds"],
                             "spike_persist_rps": v["verification"]["persist_rps"]})
             phases.append((name, {**v["verification"], "invariants_passed": int(v["verification"]["passed"])}))
+    room = waiting_room(wr_spike, wr_capacity)
+    out.update(room)
+    if wr_spike:
+        phases.append(("wr_spike", {**wr_spike["verification"],
+                                    "invariants_passed": int(wr_spike["verification"]["passed"])}))
     # Correctness over every phase.
     for k in ("over_issue", "duplicates", "lost_acceptances"):
         out[k] = sum(max(0, p.get(k, 0)) for _, p in phases)
@@ -67,6 +102,9 @@ def summarize(ladder, spike, soldout, gauge):
         out["machine_wakeup_us"] = gauge.get("wakeup_us", -1)
     for k in TARGETS:
         out[f"meets_{k}"] = int(meets(k, out.get(k)))
+    for k in ROOM_TARGETS:
+        if k in room:
+            out[f"meets_{k}"] = int(meets(k, out.get(k)))
     return out
 
 
@@ -102,6 +140,25 @@ def markdown(out, ladder):
     if "soldout_requests" in out:
         md.append(f"Sold-out storm: {out['soldout_requests']:,} requests, every user answered within "
                   f"{out['soldout_all_answered_s']} s (p95 {fmt(out['soldout_p95_ms'], ' ms')}).")
+    room = [k for k in ROOM_TARGETS if k in out]
+    if room:
+        md += ["", "Waiting room:", "", "| figure | target | measured |", "|---|---:|---:|"]
+        for k in room:
+            target, way = ROOM_TARGETS[k]
+            value = "–" if out[k] is None else f"{out[k]:,}"
+            md.append(f"| `{k}` | {way} {target:,} | {value} ({'met' if out[f'meets_{k}'] else 'not met'}) |")
+        if "wr_users" in out:
+            md.append(f"| `wr_soldout_propagation_s` | | {out.get('wr_soldout_propagation_s')} |")
+        md.append("")
+        if "wr_users" in out:
+            md.append(f"Spike through the waiting room: {out['wr_users']:,} users, {out['wr_queued']:,} queued, "
+                      f"{out['wr_admitted']:,} admitted; a user's first answer p95 "
+                      f"{fmt(out['wr_answer_p95_ms'], ' ms')}; ETA error over {out['wr_eta_samples']} estimates.")
+        for s in out.get("wr_capacity_steps", []):
+            md.append(f"Waiting users {s['waiting']:,}: poll p95 {s['poll_p95_ms']:.1f} ms, p99 "
+                      f"{s['poll_p99_ms']:.1f} ms over {s['polls']:,} polls; joins while filling p95 "
+                      f"{s['join_p95_ms']:.1f} ms.")
+        md.append("")
     md.append(f"Correctness over every phase: over-issue {out['over_issue']}, duplicates {out['duplicates']}, "
               f"lost 202s {out['lost_acceptances']}, invariants {'PASS' if out['invariants_passed'] else 'FAIL'}.")
     if "machine_gauge_s" in out:
@@ -117,7 +174,8 @@ def main(argv):
     d = argv[0]
     ladder = load(os.path.join(d, "ladder.json"))
     out = summarize(ladder, load(os.path.join(d, "spike.json")), load(os.path.join(d, "soldout.json")),
-                    load(os.path.join(d, "gauge.json")))
+                    load(os.path.join(d, "gauge.json")), load(os.path.join(d, "wr-spike.json")),
+                    load(os.path.join(d, "wr-capacity-k6.json")))
     with open(os.path.join(d, "summary.json"), "w") as f:
         json.dump(out, f, indent=2)
     text = markdown(out, ladder)

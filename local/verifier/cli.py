@@ -52,6 +52,8 @@ def parser():
     v.add_argument("--journeys", help="k6 console output of waiting-room.js (WR_JOURNEY lines)")
     v.add_argument("--sub-window-ms", type=int, default=6000, help="the zone's sub-window (order slack)")
     v.add_argument("--eta-p90-max", type=float, default=0.20, help="ETA error p90 target (ratio)")
+    v.add_argument("--eta-reported", action="store_true",
+                   help="report the ETA error against its target instead of judging it (make bench)")
     v.add_argument("--out")
     c = sub.add_parser("cpu")
     c.add_argument("action", choices=["snapshot", "diff"])
@@ -110,7 +112,7 @@ def verify(a, settings):
     room = None
     if a.journeys:
         room = waiting_room.RoomObserved(waiting_room.load_journeys(a.journeys), a.sub_window_ms,
-                                         [u for u, _ in issued], eta_error_p90_max=a.eta_p90_max)
+                                         [u for u, _ in issued], eta_error_p90_max=a.eta_p90_max, eta_reported=a.eta_reported)
         checks = checks + waiting_room.evaluate(room)
     res = verification(observed, checks)
     if room is not None:

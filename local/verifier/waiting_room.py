@@ -50,6 +50,7 @@ class RoomObserved:
     sub_window_ms: int
     issued_users: list = field(default_factory=list)  # user_id per row of the coupon
     eta_error_p90_max: float = 0.20  # the target: p90 of |actual - eta| / eta
+    eta_reported: bool = False  # the benchmark reports the ETA error against its target, never fails on it
     eta_min_s: int = 5  # shorter estimates are dominated by whole-second rounding
     soldout_slack_ms: int = 2000  # the room learns sold-out from the API once a second
 
@@ -204,8 +205,12 @@ def _(r):
 def _(r):
     errors = r.eta_errors()
     p90 = percentile(errors, 90)
-    return p90 <= r.eta_error_p90_max, (f"p90 {p90 * 100:.1f}% over {len(errors)} users with an estimate of "
-                                        f">= {r.eta_min_s}s (target <= {r.eta_error_p90_max * 100:.0f}%)")
+    met = p90 <= r.eta_error_p90_max
+    detail = (f"p90 {p90 * 100:.1f}% over {len(errors)} users with an estimate of >= {r.eta_min_s}s "
+              f"(target <= {r.eta_error_p90_max * 100:.0f}%)")
+    if r.eta_reported:
+        return None, f"{detail}: {'met' if met else 'not met'}, reported, not judged"
+    return met, detail
 
 
 def evaluate(room):

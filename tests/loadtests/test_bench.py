@@ -91,6 +91,41 @@ def test_summary_fails_on_a_spike_that_lost_an_acceptance():
     assert out["lost_acceptances"] == 1 and out["correct"] == 0
 
 
+def wr_spike(passed=True, inversions=0, eta=12.5):
+    return {"k6": {"users": 3000, "wr_join_p95_ms": 40.0, "wr_poll_p95_ms": 61.0, "wr_answer_p95_ms": 45.0},
+            "verification": {"passed": passed, "over_issue": 0, "duplicates": 0, "lost_acceptances": 0,
+                             "waiting_room": {"queued": 1800, "admitted": 2000, "order_inversions": inversions,
+                                              "eta_error_p90_pct": eta, "eta_samples": 600,
+                                              "soldout_propagation_s": 9.5}}}
+
+
+def test_waiting_room_figures_are_reported_against_their_targets():
+    capacity = {"wr_max_waiting_users": 20000,
+                "wr_capacity_steps": [{"waiting": 20000, "polls": 9000, "poll_p95_ms": 4.0, "poll_p99_ms": 9.0,
+                                       "join_p95_ms": 30.0},
+                                      {"waiting": 30000, "polls": 0, "poll_p95_ms": 0, "poll_p99_ms": 0,
+                                       "join_p95_ms": 0}]}
+    out = summary.summarize({"capacity_rps": 300, "steps": [step()]}, None, None, None, wr_spike(), capacity)
+    assert (out["wr_join_p95_ms"], out["wr_poll_p95_ms"], out["wr_max_waiting_users"]) == (40.0, 61.0, 20000)
+    assert (out["wr_order_inversions"], out["wr_eta_error_p90_pct"], out["wr_soldout_propagation_s"]) == (0, 12.5, 9.5)
+    assert out["meets_wr_join_p95_ms"] == 1 and out["meets_wr_poll_p95_ms"] == 0
+    assert out["meets_wr_max_waiting_users"] == 1 and out["meets_wr_eta_error_p90_pct"] == 1
+    assert out["correct"] == 1
+    md = summary.markdown(out, None)
+    assert "`wr_poll_p95_ms` | <= 50 | 61.0 (not met)" in md and "FAIL" not in md
+
+
+def test_waiting_room_targets_are_absent_when_its_phase_did_not_run():
+    out = summary.summarize({"capacity_rps": 300, "steps": [step()]}, None, None, None)
+    assert not [k for k in out if k.startswith("wr_") or k.startswith("meets_wr_")]
+
+
+def test_a_broken_invariant_of_the_waiting_room_spike_is_a_correctness_failure():
+    out = summary.summarize({"capacity_rps": 300, "steps": [step()]}, None, None, None, wr_spike(passed=False,
+                                                                                                   inversions=3))
+    assert out["correct"] == 0 and out["meets_wr_order_inversions"] == 0
+
+
 def test_jfr_samples_are_charged_to_the_topmost_frame_outside_the_jdk():
     stacks = [
         ["java.util.HashMap.get", "org.springframework.security.web.FilterChainProxy.doFilter", "org.apache.catalina.X.y"],

@@ -110,6 +110,16 @@ def test_eta_error_p90_beyond_the_target_fails():
     assert r.figures()["eta_error_p90_pct"] > 20
 
 
+def test_a_reported_eta_error_is_information_not_a_failure():
+    js = in_order()
+    for j in js:
+        j["etaS"] = 200
+    r = RoomObserved(js, W, [j["user"] for j in js], eta_reported=True)
+    eta = [c for c in evaluate(r) if c.name == "waiting room: ETA error p90"][0]
+    assert eta.ok is None
+    assert "not met" in eta.detail
+
+
 def test_max_waiting_counts_overlapping_waits():
     js = [journey(f"w{i}", i, admitted=1000 + i) for i in range(5)]
     assert room(js).max_waiting() == 5
