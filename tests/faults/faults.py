@@ -309,7 +309,7 @@ class Run:
 class Scenario:
     name: str
     title: str
-    length: str  # short | long | probe (run only when named: it does not pass yet)
+    length: str  # short (in make test) | long
     quantity: int
     rate: int  # main wave: new users per second
     duration: int  # main wave: seconds
@@ -425,18 +425,21 @@ def consumers_scaled(run):
 
 # overload ----------------------------------------------------------------------------------------
 
-# The API is bounded for this scenario: restarted with coupon.issuance.max-in-flight OVERLOAD_BOUND.
+# The API is bounded for this scenario: restarted with coupon.issuance.max-in-flight OVERLOAD_BOUND and
+# the product's admission-wait (OVERLOAD_ADMISSION_WAIT): the harness's own 10 s lets a spike queue
+# instead of being shed, so under it no request would be turned away within k6's timeout.
 # Unbounded, it takes all that k6 can offer from the same two cores (about 700 new users a second):
 # the path is cheaper than the load generator, so the admission bound was never reached. Bounded to
 # 8 requests at about 30 ms each, it takes roughly 270/s, and 600/s is about twice that. What is
 # judged is the bound's behaviour, which does not depend on where it sits.
 OVERLOAD_BOUND = int(os.environ.get("OVERLOAD_MAX_IN_FLIGHT") or 8)
 OVERLOAD_RATE = int(os.environ.get("OVERLOAD_RATE") or 600)
+OVERLOAD_ADMISSION_WAIT = "500ms"  # application.yaml's coupon.issuance.admission-wait
 OVERLOAD_S, CALM_S = 25, 30
 CALM_RATE = max(10, OVERLOAD_RATE // 20)
 MAX_IN_FLIGHT = OVERLOAD_BOUND
 OVERLOAD_TIMEOUT_S = 10  # k6's request timeout: without a bound queue a request would wait longer
-P99_503_MS = 1500  # admission-wait 500 ms, plus the time to read, queue and answer under a full CPU
+P99_503_MS = 1500  # OVERLOAD_ADMISSION_WAIT, plus the time to read, queue and answer under a full CPU
 CALM_P95_MS = 300  # the capacity's own latency target (make bench)
 RECOVERY_BOUND_S = 10
 # Requests that fail without an answer other than by the timeout (refused, reset): every VU holds
@@ -650,12 +653,13 @@ SCENARIOS = [
     # arrival rate is the load. VUs for 3 s of arrivals: with fewer, k6 runs out of them while the
     # CPU is saturated, drops arrivals and never fills the API's admission bound.
     Scenario("overload", f"Arrivals at about twice what the API takes ({OVERLOAD_RATE}/s, max-in-flight "
-             f"{OVERLOAD_BOUND}) for {OVERLOAD_S} s, then {CALM_RATE}/s", "probe",
+             f"{OVERLOAD_BOUND}) for {OVERLOAD_S} s, then {CALM_RATE}/s", "long",
              quantity=OVERLOAD_RATE * (OVERLOAD_S + 1) + CALM_RATE * (CALM_S + 1), rate=OVERLOAD_RATE,
              duration=OVERLOAD_S + CALM_S, inject=overloaded, checks=overload_checks, measure=measure_overload,
              wave_env={"STAGES": f"{OVERLOAD_RATE}:{OVERLOAD_S}s,{CALM_RATE}:{CALM_S}s", "SHED_RETRIES": 0,
                        "MAX_VUS": max(300, OVERLOAD_RATE * 3), "REQUEST_TIMEOUT": f"{OVERLOAD_TIMEOUT_S}s"},
-             settle_timeout=300, api_args=f"--coupon.issuance.max-in-flight={OVERLOAD_BOUND}"),
+             settle_timeout=300, api_args=f"--coupon.issuance.max-in-flight={OVERLOAD_BOUND} "
+                                             f"--coupon.issuance.admission-wait={OVERLOAD_ADMISSION_WAIT}"),
 ]
 
 
@@ -900,7 +904,7 @@ def table(results):
 
 def select(only):
     if only in ("all", ""):
-        return [s for s in SCENARIOS if s.length != "probe"]
+        return list(SCENARIOS)
     if only in ("short", "long"):
         return [s for s in SCENARIOS if s.length == only]
     names = only.split(",")
