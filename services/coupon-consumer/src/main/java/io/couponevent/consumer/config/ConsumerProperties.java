@@ -18,7 +18,9 @@ import org.springframework.validation.annotation.Validated;
  * {@code coupon.consumer.*}: how the listener runs. Invalid values stop the start with a
  * message naming the key.
  *
- * @param concurrency listener threads per pod (each owns some partitions)
+ * @param concurrency listener threads per pod (each owns some partitions); one by
+ * default: each thread polls, commits and writes its own batches, so more threads mean
+ * smaller, costlier batches (docs/decisions)
  * @param maxInsertsPerSecond write-rate cap protecting MySQL, shared by all threads; 0 =
  * none
  * @param shutdownTimeout how long a stopping container waits for the batch in hand; keep
@@ -28,7 +30,7 @@ import org.springframework.validation.annotation.Validated;
  */
 @Validated
 @ConfigurationProperties("coupon.consumer")
-public record ConsumerProperties(@Min(1) @Max(64) @DefaultValue("3") int concurrency,
+public record ConsumerProperties(@Min(1) @Max(64) @DefaultValue("1") int concurrency,
 		@PositiveOrZero @DefaultValue("0") int maxInsertsPerSecond,
 		@NotNull @DefaultValue("15s") Duration shutdownTimeout, @Valid @NotNull @DefaultValue Retry retry,
 		@Valid @NotNull @DefaultValue Replay replay) {

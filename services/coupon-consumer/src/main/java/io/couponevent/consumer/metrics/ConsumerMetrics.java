@@ -2,6 +2,8 @@ package io.couponevent.consumer.metrics;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 import io.couponevent.consumer.persist.DeadLetterReason;
 import io.micrometer.core.instrument.Counter;
@@ -25,6 +27,9 @@ public class ConsumerMetrics {
 	private final DistributionSummary batchSize;
 
 	private final Counter duplicates;
+
+	/** One counter per coupon, looked up once rather than registered per row. */
+	private final Map<Long, Counter> insertedByCoupon = new ConcurrentHashMap<>();
 
 	public ConsumerMetrics(MeterRegistry registry) {
 		this.registry = registry;
@@ -54,13 +59,16 @@ public class ConsumerMetrics {
 	}
 
 	public void inserted(long couponId, Instant reservedAt, Instant committedAt) {
-		Counter.builder("coupon.consumer.inserted")
-			.description("Rows committed to issued_coupons")
-			.tag("coupon", Long.toString(couponId))
-			.register(registry)
-			.increment();
+		insertedByCoupon.computeIfAbsent(couponId, this::insertedCounter).increment();
 		Duration delay = Duration.between(reservedAt, committedAt);
 		persistDelay.record(delay.isNegative() ? Duration.ZERO : delay);
+	}
+
+	private Counter insertedCounter(long couponId) {
+		return Counter.builder("coupon.consumer.inserted")
+			.description("Rows committed to issued_coupons")
+			.tag("coupon", Long.toString(couponId))
+			.register(registry);
 	}
 
 	public void duplicate() {

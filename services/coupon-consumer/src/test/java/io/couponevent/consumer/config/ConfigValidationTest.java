@@ -27,7 +27,7 @@ class ConfigValidationTest {
 		runner.withPropertyValues(SECRET).run(context -> {
 			assertThat(context).hasNotFailed();
 			ConsumerProperties props = context.getBean(ConsumerProperties.class);
-			assertThat(props.concurrency()).isEqualTo(3);
+			assertThat(props.concurrency()).isEqualTo(1);
 			assertThat(props.maxInsertsPerSecond()).isZero();
 			assertThat(props.retry().maxElapsed()).isZero();
 			assertThat(props.replay().groupId()).isEqualTo("coupon-consumer-dlt-replay");

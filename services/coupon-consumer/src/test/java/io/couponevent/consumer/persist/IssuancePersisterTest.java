@@ -40,6 +40,18 @@ class IssuancePersisterTest extends IntegrationTest {
 	}
 
 	@Test
+	void freshBatchIsInsertedWhole() {
+		long coupon = Harness.uniqueCouponId();
+		db().createCoupon(coupon, 10);
+		List<IssuanceEvent> events = List.of(event(coupon, "a", 1), event(coupon, "b", 2), event(coupon, "c", 3));
+
+		assertThat(persister.persist(events)).extracting(IssuancePersisterTest::describe)
+			.containsExactly("inserted", "inserted", "inserted");
+		assertThat(db().rows(coupon)).isEqualTo(3);
+		assertThat(db().holderOfSlot(coupon, 2)).isEqualTo("b");
+	}
+
+	@Test
 	void batchWithDuplicatesInsertsEachReservationOnce() {
 		long coupon = Harness.uniqueCouponId();
 		db().createCoupon(coupon, 10);
