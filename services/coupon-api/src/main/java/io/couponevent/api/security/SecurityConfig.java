@@ -1,8 +1,5 @@
 package io.couponevent.api.security;
 
-import java.util.ArrayList;
-import java.util.List;
-
 import io.couponevent.common.security.CouponTokens;
 import io.couponevent.common.security.JwtProperties;
 import io.couponevent.common.security.ProblemSecurityHandlers;
@@ -19,14 +16,7 @@ import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpMethod;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.config.http.SessionCreationPolicy;
-import org.springframework.security.oauth2.core.DelegatingOAuth2TokenValidator;
-import org.springframework.security.oauth2.core.OAuth2Error;
-import org.springframework.security.oauth2.core.OAuth2TokenValidator;
-import org.springframework.security.oauth2.core.OAuth2TokenValidatorResult;
-import org.springframework.security.oauth2.jwt.Jwt;
 import org.springframework.security.oauth2.jwt.JwtDecoder;
-import org.springframework.security.oauth2.jwt.JwtValidators;
-import org.springframework.security.oauth2.jwt.NimbusJwtDecoder;
 import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.security.web.util.matcher.OrRequestMatcher;
 
@@ -86,38 +76,13 @@ class SecurityConfig {
 		return http.build();
 	}
 
+	/**
+	 * Spring Security's default validators and the user id rule; the issuance endpoint's
+	 * {@code Hs256FastPath} makes the same checks for the common token.
+	 */
 	@Bean
 	JwtDecoder jwtDecoder(JwtProperties properties) {
-		NimbusJwtDecoder decoder = CouponTokens.decoder(properties);
-		List<OAuth2TokenValidator<Jwt>> validators = new ArrayList<>();
-		validators.add(JwtValidators.createDefault());
-		validators.add(SecurityConfig::validSubject);
-		decoder.setJwtValidator(new DelegatingOAuth2TokenValidator<>(validators));
-		return decoder;
-	}
-
-	/**
-	 * The user id is the subject: 1–64 characters, like {@code issued_coupons.user_id},
-	 * no control characters (Redis uses one to mark held slots, see
-	 * {@code Reservation.HELD_PREFIX}) and no surrounding whitespace.
-	 */
-	private static OAuth2TokenValidatorResult validSubject(Jwt jwt) {
-		String sub = jwt.getSubject();
-		if (sub == null || sub.isBlank() || sub.length() > 64) {
-			return OAuth2TokenValidatorResult
-				.failure(new OAuth2Error("invalid_token", "sub must be 1-64 characters", null));
-		}
-		if (sub.chars().anyMatch(Character::isISOControl)) {
-			return OAuth2TokenValidatorResult
-				.failure(new OAuth2Error("invalid_token", "sub must not contain control characters", null));
-		}
-		// MySQL's and MariaDB's utf8mb4_bin pads with spaces when comparing: "x" and "x "
-		// would be two users in Redis but one in the unique key, a lost acceptance.
-		if (!sub.strip().equals(sub)) {
-			return OAuth2TokenValidatorResult
-				.failure(new OAuth2Error("invalid_token", "sub must not start or end with whitespace", null));
-		}
-		return OAuth2TokenValidatorResult.success();
+		return CouponTokens.decoder(properties);
 	}
 
 }

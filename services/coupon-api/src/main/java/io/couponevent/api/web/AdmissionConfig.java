@@ -1,8 +1,12 @@
 package io.couponevent.api.web;
 
+import java.time.Clock;
+
 import io.couponevent.api.config.HttpProperties;
 import io.couponevent.api.config.IssuanceProperties;
 import io.couponevent.api.issuance.IssuanceService;
+import io.couponevent.common.security.Hs256FastPath;
+import io.couponevent.common.security.JwtProperties;
 import io.micrometer.core.instrument.MeterRegistry;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -44,9 +48,10 @@ class AdmissionConfig {
 
 	@Bean
 	FilterRegistrationBean<IssuanceEndpoint> issuanceEndpoint(IssuanceService issuance, JwtDecoder jwts,
-			ApiExceptionHandler problems, JsonMapper json) {
+			JwtProperties jwtProperties, ApiExceptionHandler problems, JsonMapper json) {
+		Hs256FastPath fastPath = Hs256FastPath.of(jwtProperties, json, Clock.systemUTC());
 		FilterRegistrationBean<IssuanceEndpoint> registration = new FilterRegistrationBean<>(
-				new IssuanceEndpoint(issuance, jwts, problems, json));
+				new IssuanceEndpoint(issuance, jwts, fastPath, problems, json));
 		registration.addUrlPatterns("/api/v1/coupons/*");
 		registration.setOrder(SecurityFilterProperties.DEFAULT_FILTER_ORDER - 1);
 		return registration;

@@ -3,12 +3,11 @@ package io.couponevent.api.web;
 import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import io.couponevent.api.coupon.CouponId;
 import io.couponevent.api.issuance.IssuanceService;
 import io.couponevent.common.entry.EntryGate;
+import io.couponevent.common.security.Hs256FastPath;
 import io.couponevent.common.web.Problems;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -23,7 +22,6 @@ import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.security.oauth2.jwt.BadJwtException;
-import org.springframework.security.oauth2.jwt.Jwt;
 import org.springframework.security.oauth2.jwt.JwtDecoder;
 import org.springframework.security.oauth2.jwt.JwtException;
 import org.springframework.web.filter.OncePerRequestFilter;
@@ -45,17 +43,19 @@ import org.springframework.web.filter.ServerHttpObservationFilter;
  */
 class IssuanceEndpoint extends OncePerRequestFilter {
 
-	private static final Pattern PATH = Pattern.compile("/api/v1/coupons/([0-9]{1,19})/issuances");
+	private static final String PATH_PREFIX = "/api/v1/coupons/";
 
-	/** Spring Security's bearer token syntax (RFC 6750), as its resolver reads it. */
-	private static final Pattern BEARER = Pattern.compile("^Bearer (?<token>[a-zA-Z0-9-._~+/]+=*)$",
-			Pattern.CASE_INSENSITIVE);
+	private static final String PATH_SUFFIX = "/issuances";
+
+	private static final String BEARER_PREFIX = "Bearer ";
 
 	static final String PATH_PATTERN = "/api/v1/coupons/{couponId}/issuances";
 
 	private final IssuanceService issuance;
 
 	private final JwtDecoder jwts;
+
+	private final Hs256FastPath fastPath;
 
 	private final ApiExceptionHandler problems;
 
@@ -67,9 +67,16 @@ class IssuanceEndpoint extends OncePerRequestFilter {
 
 	private final byte[] keysUnavailable;
 
-	IssuanceEndpoint(IssuanceService issuance, JwtDecoder jwts, ApiExceptionHandler problems, JsonMapper json) {
+	/**
+	 * @param fastPath verifies the common HS256 token without the decoder, or
+	 * {@code null} (tokens from an identity provider's keys): every token it does not
+	 * accept still goes to {@code jwts}
+	 */
+	IssuanceEndpoint(IssuanceService issuance, JwtDecoder jwts, Hs256FastPath fastPath, ApiExceptionHandler problems,
+			JsonMapper json) {
 		this.issuance = issuance;
 		this.jwts = jwts;
+		this.fastPath = fastPath;
 		this.problems = problems;
 		this.json = json;
 		this.tokenRequired = json
@@ -90,8 +97,8 @@ class IssuanceEndpoint extends OncePerRequestFilter {
 	@Override
 	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
 			throws ServletException, IOException {
-		Matcher path = PATH.matcher(request.getRequestURI());
-		if (!path.matches() || request.getQueryString() != null) {
+		String couponDigits = couponDigits(request.getRequestURI());
+		if (couponDigits == null || request.getQueryString() != null) {
 			chain.doFilter(request, response);
 			return;
 		}
@@ -103,29 +110,31 @@ class IssuanceEndpoint extends OncePerRequestFilter {
 			unauthorized(response, "Bearer", this.tokenRequired);
 			return;
 		}
-		Matcher bearer = BEARER.matcher(authorization);
-		if (!bearer.matches()) {
+		String token = bearerToken(authorization);
+		if (token == null) {
 			unauthorized(response, Problems.INVALID_TOKEN_CHALLENGE, this.tokenInvalid);
 			return;
 		}
-		Jwt jwt;
-		try {
-			jwt = this.jwts.decode(bearer.group("token"));
-		}
-		catch (BadJwtException ex) {
-			unauthorized(response, Problems.INVALID_TOKEN_CHALLENGE, this.tokenInvalid);
-			return;
-		}
-		catch (JwtException ex) {
-			// Not the token's fault: the identity provider's keys could not be read.
-			write(response, HttpStatus.SERVICE_UNAVAILABLE, this.keysUnavailable);
-			return;
+		String subject = (this.fastPath != null) ? this.fastPath.subject(token) : null;
+		if (subject == null) {
+			try {
+				subject = this.jwts.decode(token).getSubject();
+			}
+			catch (BadJwtException ex) {
+				unauthorized(response, Problems.INVALID_TOKEN_CHALLENGE, this.tokenInvalid);
+				return;
+			}
+			catch (JwtException ex) {
+				// Not the token's fault: the identity provider's keys could not be read.
+				write(response, HttpStatus.SERVICE_UNAVAILABLE, this.keysUnavailable);
+				return;
+			}
 		}
 		long couponId;
 		IssuanceService.Accepted accepted;
 		try {
-			couponId = CouponId.parse(path.group(1));
-			accepted = this.issuance.issue(couponId, jwt.getSubject(), request.getHeader(EntryGate.HEADER));
+			couponId = CouponId.parse(couponDigits);
+			accepted = this.issuance.issue(couponId, subject, request.getHeader(EntryGate.HEADER));
 		}
 		catch (DataAccessException ex) {
 			problem(request, response, this.problems.dataAccess(ex));
@@ -138,7 +147,7 @@ class IssuanceEndpoint extends OncePerRequestFilter {
 		}
 		String statusUrl = "/api/v1/coupons/" + couponId + "/issuances/me";
 		response.setStatus(HttpStatus.ACCEPTED.value());
-		response.setHeader(HttpHeaders.LOCATION, statusUrl);
+		response.addHeader(HttpHeaders.LOCATION, statusUrl);
 		response.setContentType(MediaType.APPLICATION_JSON_VALUE);
 		Map<String, Object> body = new LinkedHashMap<>();
 		body.put("couponId", couponId);
@@ -148,18 +157,68 @@ class IssuanceEndpoint extends OncePerRequestFilter {
 		this.json.writeValue(response.getOutputStream(), body);
 	}
 
-	/** What Spring Security's header writer adds to every answer of the API. */
+	/**
+	 * The coupon id's digits in {@code /api/v1/coupons/{1–19 digits}/issuances}, or
+	 * {@code null} for any other path.
+	 */
+	static String couponDigits(String uri) {
+		int end = uri.length() - PATH_SUFFIX.length();
+		int digits = end - PATH_PREFIX.length();
+		if (digits < 1 || digits > 19 || !uri.startsWith(PATH_PREFIX) || !uri.endsWith(PATH_SUFFIX)) {
+			return null;
+		}
+		for (int i = PATH_PREFIX.length(); i < end; i++) {
+			char c = uri.charAt(i);
+			if (c < '0' || c > '9') {
+				return null;
+			}
+		}
+		return uri.substring(PATH_PREFIX.length(), end);
+	}
+
+	/**
+	 * The token of an {@code Authorization} header in Spring Security's bearer syntax
+	 * (RFC 6750, as its resolver reads it: {@code Bearer} in any case, one space,
+	 * token68), or {@code null}.
+	 */
+	static String bearerToken(String authorization) {
+		if (!authorization.regionMatches(true, 0, BEARER_PREFIX, 0, BEARER_PREFIX.length())) {
+			return null;
+		}
+		int start = BEARER_PREFIX.length();
+		int end = authorization.length();
+		int padding = end;
+		while (padding > start && authorization.charAt(padding - 1) == '=') {
+			padding--;
+		}
+		if (padding == start) {
+			return null;
+		}
+		for (int i = start; i < padding; i++) {
+			char c = authorization.charAt(i);
+			if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.'
+					|| c == '_' || c == '~' || c == '+' || c == '/')) {
+				return null;
+			}
+		}
+		return authorization.substring(start);
+	}
+
+	/**
+	 * What Spring Security's header writer adds to every answer of the API. Added, not
+	 * set: nothing before this filter writes them, and setting scans the headers so far.
+	 */
 	private static void writeSecurityHeaders(HttpServletResponse response) {
-		response.setHeader("X-Content-Type-Options", "nosniff");
-		response.setHeader("X-XSS-Protection", "0");
-		response.setHeader(HttpHeaders.CACHE_CONTROL, "no-cache, no-store, max-age=0, must-revalidate");
-		response.setHeader(HttpHeaders.PRAGMA, "no-cache");
-		response.setHeader(HttpHeaders.EXPIRES, "0");
-		response.setHeader("X-Frame-Options", "DENY");
+		response.addHeader("X-Content-Type-Options", "nosniff");
+		response.addHeader("X-XSS-Protection", "0");
+		response.addHeader(HttpHeaders.CACHE_CONTROL, "no-cache, no-store, max-age=0, must-revalidate");
+		response.addHeader(HttpHeaders.PRAGMA, "no-cache");
+		response.addHeader(HttpHeaders.EXPIRES, "0");
+		response.addHeader("X-Frame-Options", "DENY");
 	}
 
 	private static void unauthorized(HttpServletResponse response, String challenge, byte[] body) throws IOException {
-		response.setHeader(HttpHeaders.WWW_AUTHENTICATE, challenge);
+		response.addHeader(HttpHeaders.WWW_AUTHENTICATE, challenge);
 		write(response, HttpStatus.UNAUTHORIZED, body);
 	}
 

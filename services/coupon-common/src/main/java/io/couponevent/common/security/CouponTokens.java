@@ -4,7 +4,12 @@ import java.nio.charset.StandardCharsets;
 
 import javax.crypto.spec.SecretKeySpec;
 
+import org.springframework.security.oauth2.core.DelegatingOAuth2TokenValidator;
+import org.springframework.security.oauth2.core.OAuth2Error;
+import org.springframework.security.oauth2.core.OAuth2ErrorCodes;
+import org.springframework.security.oauth2.core.OAuth2TokenValidatorResult;
 import org.springframework.security.oauth2.jose.jws.MacAlgorithm;
+import org.springframework.security.oauth2.jwt.JwtValidators;
 import org.springframework.security.oauth2.jwt.NimbusJwtDecoder;
 import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationConverter;
 import org.springframework.security.oauth2.server.resource.authentication.JwtGrantedAuthoritiesConverter;
@@ -19,14 +24,47 @@ public final class CouponTokens {
 	}
 
 	/**
-	 * A decoder for the configured key source, with Spring Security's default validators.
+	 * A decoder for the configured key source, with Spring Security's default validators
+	 * and the user id rule ({@link #subjectProblem}). {@link Hs256FastPath} makes the
+	 * same checks for the common token: a validator added here must be mirrored there.
 	 */
 	public static NimbusJwtDecoder decoder(JwtProperties properties) {
-		if (properties.hasSecret()) {
-			SecretKeySpec key = new SecretKeySpec(properties.secret().getBytes(StandardCharsets.UTF_8), "HmacSHA256");
-			return NimbusJwtDecoder.withSecretKey(key).macAlgorithm(MacAlgorithm.HS256).build();
+		NimbusJwtDecoder decoder = properties.hasSecret()
+				? NimbusJwtDecoder.withSecretKey(hs256Key(properties)).macAlgorithm(MacAlgorithm.HS256).build()
+				: NimbusJwtDecoder.withJwkSetUri(properties.jwkSetUri().toString()).build();
+		decoder.setJwtValidator(new DelegatingOAuth2TokenValidator<>(JwtValidators.createDefault(), jwt -> {
+			String problem = subjectProblem(jwt.getSubject());
+			return (problem != null)
+					? OAuth2TokenValidatorResult.failure(new OAuth2Error(OAuth2ErrorCodes.INVALID_TOKEN, problem, null))
+					: OAuth2TokenValidatorResult.success();
+		}));
+		return decoder;
+	}
+
+	static SecretKeySpec hs256Key(JwtProperties properties) {
+		return new SecretKeySpec(properties.secret().getBytes(StandardCharsets.UTF_8), "HmacSHA256");
+	}
+
+	/**
+	 * Why a {@code sub} cannot be a user id, or {@code null} when it can: 1–64
+	 * characters, like {@code issued_coupons.user_id}, no control characters (Redis uses
+	 * one to mark held slots) and no surrounding whitespace.
+	 */
+	public static String subjectProblem(String sub) {
+		if (sub == null || sub.isBlank() || sub.length() > 64) {
+			return "sub must be 1-64 characters";
 		}
-		return NimbusJwtDecoder.withJwkSetUri(properties.jwkSetUri().toString()).build();
+		for (int i = 0; i < sub.length(); i++) {
+			if (Character.isISOControl(sub.charAt(i))) {
+				return "sub must not contain control characters";
+			}
+		}
+		// MySQL's and MariaDB's utf8mb4_bin pads with spaces when comparing: "x" and "x "
+		// would be two users in Redis but one in the unique key, a lost acceptance.
+		if (!sub.strip().equals(sub)) {
+			return "sub must not start or end with whitespace";
+		}
+		return null;
 	}
 
 	/**
