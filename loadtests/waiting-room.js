@@ -3,6 +3,10 @@
 // issues once with its entry token; users still waiting when the stock runs out learn it at their
 // next poll. Works whether or not the API enforces the gate (the token is always sent).
 // Each journey is printed as `WR_JOURNEY {json}` for the verifier (run k6 with --console-output).
+// WARMUP (e.g. 20s) with WARMUP_COUPON_ID first sends WARMUP_RATE fresh users a second through a
+// whole visit (join, poll, issue) on that other coupon, so that the spike meets compiled code,
+// as an event meets a room that has been running, not one started a minute ago; the warm-up feeds
+// none of the wr_* or issuance metrics and prints no journeys.
 import http from 'k6/http';
 import exec from 'k6/execution';
 import { sleep } from 'k6';
@@ -18,19 +22,34 @@ const MAX_WAIT_S = seconds(str('MAX_WAIT', '5m'));
 const SHED_RETRIES = int('SHED_RETRIES', 3);
 // When set, setup() puts the zone's budget (users per minute) through the admin API.
 const BUDGET = int('WR_BUDGET', 0);
+const WARMUP_COUPON = str('WARMUP_COUPON_ID', '');
+const WARMUP_S = WARMUP_COUPON ? seconds(str('WARMUP', '0s')) : 0;
+const WARMUP_RATE = int('WARMUP_RATE', 200);
+
+const scenarios = {
+  'waiting-room': {
+    executor: 'per-vu-iterations',
+    vus: USERS,
+    iterations: 1,
+    maxDuration: str('MAX_DURATION', '15m'),
+    gracefulStop: str('GRACEFUL_STOP', '60s'),
+    exec: 'visitOne',
+    // after the warm-up's last visits have ended
+    startTime: `${WARMUP_S > 0 ? WARMUP_S + 5 : 0}s`,
+  },
+};
+if (WARMUP_S > 0) {
+  scenarios['warm-up'] = {
+    executor: 'constant-arrival-rate', rate: WARMUP_RATE, timeUnit: '1s', duration: `${WARMUP_S}s`,
+    preAllocatedVUs: Math.min(200, WARMUP_RATE), maxVUs: Math.max(200, WARMUP_RATE), exec: 'warmUp',
+    gracefulStop: '5s',
+  };
+}
 
 http.setResponseCallback(http.expectedStatuses(...EXPECTED_STATUSES));
 
 export const options = {
-  scenarios: {
-    'waiting-room': {
-      executor: 'per-vu-iterations',
-      vus: USERS,
-      iterations: 1,
-      maxDuration: str('MAX_DURATION', '15m'),
-      gracefulStop: str('GRACEFUL_STOP', '60s'),
-    },
-  },
+  scenarios,
   thresholds: {
     ...baseThresholds(),
     wr_unexpected: ['rate==0'],
@@ -50,7 +69,7 @@ export function setup() {
   }
 }
 
-export default function () {
+export function visitOne() {
   const index = exec.scenario.iterationInTest;
   if (RAMP_S > 0) sleep(Math.random() * RAMP_S);
   const user = userId(index);
@@ -58,6 +77,28 @@ export default function () {
     maxWaitMs: MAX_WAIT_S * 1000,
     shedRetries: SHED_RETRIES,
   });
+}
+
+// One warm-up visit on the other coupon: plain requests, outside every metric the run is judged by.
+export function warmUp() {
+  const user = `warm-up-${exec.scenario.iterationInTest}`;
+  const token = userToken(user, common.jwtSecret, common.tokenTtl);
+  // Connection: close: k6 hands the warm-up's VUs to the spike afterwards, and a keep-alive
+  // connection left idle past the server's timeout is closed as the spike's POST reuses it (EOF)
+  const params = { headers: { Authorization: `Bearer ${token}`, Connection: 'close' }, tags: { name: 'warm-up' },
+    timeout: '10s' };
+  const entries = `${WR_URL}/api/v1/waiting-room/coupons/${WARMUP_COUPON}/entries`;
+  http.post(entries, null, params);
+  const res = http.get(`${entries}/me`, params);
+  let entryToken;
+  try { entryToken = res.status === 200 ? res.json('entryToken') : undefined; } catch (_) { entryToken = undefined; }
+  if (entryToken) {
+    http.post(`${common.baseUrl}/api/v1/coupons/${WARMUP_COUPON}/issuances`, null, {
+      headers: { Authorization: `Bearer ${token}`, 'Coupon-Entry-Token': entryToken, Connection: 'close' },
+      tags: { name: 'warm-up' },
+      timeout: '10s',
+    });
+  }
 }
 
 function stat(data, name, key) {

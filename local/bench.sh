@@ -10,9 +10,18 @@
 #   spike            SPIKE_USERS users on as many VUs arriving within RAMP, patient clients: how long
 #                    until every user had a final answer, and the invariants
 #   sold-out storm   SOLDOUT_USERS users ask for a coupon with no stock left: every answer a 410
+#   waiting room     the room is started for this phase only (local/services.sh up waiting-room):
+#                    a spike through it (loadtests/waiting-room.js: WR_SPIKE_USERS users within WR_RAMP
+#                    on WR_QUANTITY coupons, budget WR_BUDGET/min in WR_SUB_WINDOW steps, after a
+#                    WR_WARMUP warm-up): join/poll p95, order inversions, ETA error, sold-out
+#                    propagation; then how many waiting users it holds with poll p95 <= 50 ms
+#                    (loadtests/waiting-room-capacity.js, WR_CAPACITY_STEPS, every user polling once
+#                    per 30 s): wr_max_waiting_users
 # Options (environment): STEP_SECONDS (25) LADDER_START (300) LADDER_GROWTH (1.5)
 # LADDER_RESOLUTION (0.05) LADDER_MAX_STEPS (10) WARMUP_RATE (300) WARMUP_SECONDS (45) MAX_VUS (3000)
 # SPIKE_USERS (10000, 0 skips) SOLDOUT_USERS (20000, 0 skips) RAMP (2s) SHED_RETRIES (20) BUILD (0)
+# WAITING_ROOM (1; 0 skips its phase) WR_SPIKE_USERS (12000) WR_QUANTITY (10000) WR_RAMP (5s)
+# WR_BUDGET (6000) WR_SUB_WINDOW (2s) WR_WARMUP (20s) WR_CAPACITY_STEPS (10000,20000,30000)
 # KEEP (0) PORT_OFFSET / RUN_DIR, API_JAVA_OPTS / CONSUMER_JAVA_OPTS / JAVA_OPTS (local/services.sh).
 # Exit code 1 only when a correctness figure fails; capacity and latency are reported, not judged.
 set -euo pipefail
@@ -95,6 +104,32 @@ if [ "$SOLDOUT_USERS" != 0 ]; then
   COUPON_ID=$soldout_coupon VUS=$((SOLDOUT_USERS < 10000 ? SOLDOUT_USERS : 10000)) USERS=$SOLDOUT_USERS RAMP=$RAMP \
     POLL_INTERVAL=0 RETRY_FRACTION=0 USER_PREFIX=storm- SUMMARY_PATH="$OUT/soldout-k6.json" loadtests/run.sh spike.js || true
   judge soldout "$soldout_quantity" --no-kafka --drain-timeout 20
+fi
+
+if [ "${WAITING_ROOM:-1}" = 1 ]; then
+  wr_window=${WR_SUB_WINDOW:-2s}
+  wr_quantity=${WR_QUANTITY:-10000}
+  say "waiting room: starting it (budget ${WR_BUDGET:-6000}/min in $wr_window steps)"
+  # 12,000 requests in flight at once hold a Tomcat processor and buffers each: more than 1 GiB
+  export WAITING_ROOM_JAVA_OPTS="${WAITING_ROOM_JAVA_OPTS:--Xms2g -Xmx2g -XX:+UseParallelGC}"
+  # purge-after above the capacity run's 30 s poll interval and its join time: nobody leaves there
+  WAITING_ROOM_ARGS="--coupon.waiting-room.defaults.budget-per-minute=${WR_BUDGET:-6000} \
+--coupon.waiting-room.defaults.sub-window=$wr_window --coupon.waiting-room.defaults.purge-after=10m \
+--server.tomcat.max-connections=40000" local/services.sh up waiting-room
+  wr_coupon=$((BASE + 2)) wr_warm=$((BASE + 3)) wr_capacity=$((BASE + 4))
+  local/verify.sh register --coupon "$wr_coupon" --quantity "$wr_quantity" --wait-ready 0
+  local/verify.sh register --coupon "$wr_warm" --quantity 100000 --wait-ready 0
+  say "waiting room: ${WR_SPIKE_USERS:-12000} users within ${WR_RAMP:-5s}, $wr_quantity coupons"
+  WR_URL="http://127.0.0.1:$((8070 + PORT_OFFSET))" COUPON_ID=$wr_coupon USERS=${WR_SPIKE_USERS:-12000} \
+    RAMP=${WR_RAMP:-5s} WARMUP=${WR_WARMUP:-20s} WARMUP_COUPON_ID=$wr_warm USER_PREFIX=wr- \
+    SUMMARY_PATH="$OUT/wr-spike-k6.json" loadtests/run.sh waiting-room.js --console-output "$OUT/wr-journeys.log" || true
+  wr_window_ms=$(python3 -c "import re,sys; m=re.fullmatch(r'(\d+)(ms|s)', sys.argv[1]); print(int(m[1]) * (1 if m[2] == 'ms' else 1000))" "$wr_window")
+  judge wr-spike "$wr_quantity" --journeys "$OUT/wr-journeys.log" --sub-window-ms "$wr_window_ms" --eta-reported
+  say "waiting room: waiting users it holds (${WR_CAPACITY_STEPS:-10000,20000,30000})"
+  local/verify.sh register --coupon "$wr_capacity" --quantity 1 --wait-ready 0
+  WR_URL="http://127.0.0.1:$((8070 + PORT_OFFSET))" COUPON_ID=$wr_capacity STEPS=${WR_CAPACITY_STEPS:-10000,20000,30000} \
+    JOIN_RATE=${WR_JOIN_RATE:-600} HOLD=${WR_HOLD:-30s} USER_PREFIX=wr-wait- SUMMARY_PATH="$OUT/wr-capacity-k6.json" \
+    loadtests/run.sh waiting-room-capacity.js > "$OUT/wr-capacity-k6.log" 2>&1 || true
 fi
 
 say "report: $OUT/summary.json, $OUT/summary.md"
