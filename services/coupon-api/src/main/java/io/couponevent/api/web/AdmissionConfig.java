@@ -7,6 +7,7 @@ import io.couponevent.api.config.IssuanceProperties;
 import io.couponevent.api.issuance.IssuanceService;
 import io.couponevent.common.security.Hs256FastPath;
 import io.couponevent.common.security.JwtProperties;
+import io.couponevent.common.web.LeanEndpoints;
 import io.micrometer.core.instrument.MeterRegistry;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -49,9 +50,9 @@ class AdmissionConfig {
 	@Bean
 	FilterRegistrationBean<IssuanceEndpoint> issuanceEndpoint(IssuanceService issuance, JwtDecoder jwts,
 			JwtProperties jwtProperties, ApiExceptionHandler problems, JsonMapper json) {
-		Hs256FastPath fastPath = Hs256FastPath.of(jwtProperties, json, Clock.systemUTC());
+		LeanEndpoints lean = new LeanEndpoints(jwts, Hs256FastPath.of(jwtProperties, json, Clock.systemUTC()), json);
 		FilterRegistrationBean<IssuanceEndpoint> registration = new FilterRegistrationBean<>(
-				new IssuanceEndpoint(issuance, jwts, fastPath, problems, json));
+				new IssuanceEndpoint(issuance, lean, problems, json));
 		registration.addUrlPatterns("/api/v1/coupons/*");
 		registration.setOrder(SecurityFilterProperties.DEFAULT_FILTER_ORDER - 1);
 		return registration;
