@@ -306,6 +306,13 @@ class WaitingRoomApiTest {
 		assertThat(anonymous.text("code")).isEqualTo("UNAUTHENTICATED");
 		assertThat(call("POST", "/api/v1/waiting-room/coupons/1/entries", Tokens.forged("u"), null).status())
 			.isEqualTo(401);
+		assertThat(call("POST", "/api/v1/waiting-room/coupons/1/entries", Tokens.expired("u"), null).status())
+			.isEqualTo(401);
+		// the user id rule of the API: a padded subject would be another user in Redis
+		assertThat(call("POST", "/api/v1/waiting-room/coupons/1/entries", Tokens.user(" padded"), null).status())
+			.isEqualTo(401);
+		assertThat(call("GET", "/api/v1/waiting-room/coupons/1/entries/me", Tokens.user("x".repeat(65)), null).status())
+			.isEqualTo(401);
 		long coupon = Harness.uniqueCouponId();
 		Reply notJoined = poll(coupon, "stranger");
 		assertThat(notJoined.status()).isEqualTo(404);

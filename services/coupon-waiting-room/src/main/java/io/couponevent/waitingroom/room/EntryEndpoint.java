@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import io.couponevent.common.security.Hs256FastPath;
 import io.couponevent.common.web.Problems;
 import io.couponevent.waitingroom.web.ApiExceptionHandler;
 import jakarta.servlet.FilterChain;
@@ -37,7 +38,8 @@ import org.springframework.web.filter.ServerHttpObservationFilter;
  * negotiation) the script call and the token were a small share of a join's CPU; a
  * 12,000-user burst on two shared cores queued joins for seconds. This filter keeps the
  * contract of {@link EntryController}: the same token checks (the application's
- * {@link JwtDecoder} with its validators), the same answers and problems (from
+ * {@link JwtDecoder} with its validators, or {@link Hs256FastPath} for the common token,
+ * which accepts only what the decoder would), the same answers and problems (from
  * {@link ApiExceptionHandler}), the security headers and the request metrics. Anything
  * else on these paths (a body, a query, an id that is not plain digits, another method)
  * goes on to the controller and gets the answers it always did.
@@ -54,6 +56,9 @@ class EntryEndpoint extends OncePerRequestFilter {
 
 	private final JwtDecoder jwts;
 
+	/** Null when tokens are checked against an identity provider's keys. */
+	private final Hs256FastPath fastPath;
+
 	private final ApiExceptionHandler problems;
 
 	private final JsonMapper json;
@@ -64,9 +69,11 @@ class EntryEndpoint extends OncePerRequestFilter {
 
 	private final byte[] keysUnavailable;
 
-	EntryEndpoint(WaitingRoom room, JwtDecoder jwts, ApiExceptionHandler problems, JsonMapper json) {
+	EntryEndpoint(WaitingRoom room, JwtDecoder jwts, Hs256FastPath fastPath, ApiExceptionHandler problems,
+			JsonMapper json) {
 		this.room = room;
 		this.jwts = jwts;
+		this.fastPath = fastPath;
 		this.problems = problems;
 		this.json = json;
 		this.tokenRequired = json
@@ -110,18 +117,23 @@ class EntryEndpoint extends OncePerRequestFilter {
 			unauthorized(response, Problems.INVALID_TOKEN_CHALLENGE, this.tokenInvalid);
 			return;
 		}
-		String user;
-		try {
-			user = this.jwts.decode(bearer.group("token")).getSubject();
-		}
-		catch (BadJwtException ex) {
-			unauthorized(response, Problems.INVALID_TOKEN_CHALLENGE, this.tokenInvalid);
-			return;
-		}
-		catch (JwtException ex) {
-			// not the token's fault: the identity provider's keys could not be read
-			write(response, HttpStatus.SERVICE_UNAVAILABLE, this.keysUnavailable);
-			return;
+		String token = bearer.group("token");
+		// the common token without Nimbus; anything it does not accept, the decoder
+		// judges
+		String user = (this.fastPath != null) ? this.fastPath.subject(token) : null;
+		if (user == null) {
+			try {
+				user = this.jwts.decode(token).getSubject();
+			}
+			catch (BadJwtException ex) {
+				unauthorized(response, Problems.INVALID_TOKEN_CHALLENGE, this.tokenInvalid);
+				return;
+			}
+			catch (JwtException ex) {
+				// not the token's fault: the identity provider's keys could not be read
+				write(response, HttpStatus.SERVICE_UNAVAILABLE, this.keysUnavailable);
+				return;
+			}
 		}
 		Entry entry;
 		try {

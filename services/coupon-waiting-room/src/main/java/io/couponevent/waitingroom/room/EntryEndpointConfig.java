@@ -1,5 +1,9 @@
 package io.couponevent.waitingroom.room;
 
+import java.time.Clock;
+
+import io.couponevent.common.security.Hs256FastPath;
+import io.couponevent.common.security.JwtProperties;
 import io.couponevent.waitingroom.web.ApiExceptionHandler;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -17,10 +21,11 @@ import org.springframework.security.oauth2.jwt.JwtDecoder;
 class EntryEndpointConfig {
 
 	@Bean
-	FilterRegistrationBean<EntryEndpoint> entryEndpoint(WaitingRoom room, JwtDecoder jwts, ApiExceptionHandler problems,
-			JsonMapper json) {
+	FilterRegistrationBean<EntryEndpoint> entryEndpoint(WaitingRoom room, JwtDecoder jwts, JwtProperties jwtProperties,
+			ApiExceptionHandler problems, JsonMapper json) {
+		Hs256FastPath fastPath = Hs256FastPath.of(jwtProperties, json, Clock.systemUTC());
 		FilterRegistrationBean<EntryEndpoint> registration = new FilterRegistrationBean<>(
-				new EntryEndpoint(room, jwts, problems, json));
+				new EntryEndpoint(room, jwts, fastPath, problems, json));
 		registration.addUrlPatterns("/api/v1/waiting-room/coupons/*");
 		registration.setOrder(SecurityFilterProperties.DEFAULT_FILTER_ORDER - 1);
 		return registration;
