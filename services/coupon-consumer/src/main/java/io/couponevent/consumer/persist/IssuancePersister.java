@@ -19,10 +19,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * became of each. Idempotent: an event whose (coupon, user, slot) is already there is a
  * {@link Outcome.Duplicate}. An event the database refuses (slot held by another user,
  * slot beyond the quantity, unknown coupon) is {@link Outcome.Rejected} without failing
- * the others. A batch is first written as it is, without a lookup; when that hits a
- * constraint it is rolled back and written again with each event classified against the
- * committed rows, and when even that is refused, one event per transaction to isolate the
- * culprits.
+ * the others: when the batch insert hits a constraint, the batch is rolled back and
+ * retried one event per transaction to isolate the culprits.
  *
  * <p>
  * Transient database errors propagate so the container's error handler retries the whole
@@ -46,15 +44,6 @@ public class IssuancePersister {
 	public List<Outcome> persist(List<IssuanceEvent> events) {
 		if (events.isEmpty()) {
 			return List.of();
-		}
-		try {
-			return tx.execute(status -> insertAll(events));
-		}
-		catch (DataIntegrityViolationException e) {
-			// A redelivery, a user's second record or a record the database refuses: the
-			// same batch again, each event classified against the committed rows.
-			log.debug("Batch of {} hit a constraint ({}); classifying", events.size(),
-					e.getMostSpecificCause().getMessage());
 		}
 		try {
 			return tx.execute(status -> classifyAndInsert(events));
@@ -89,20 +78,6 @@ public class IssuancePersister {
 				}
 			}
 		}
-	}
-
-	/**
-	 * The common case, a batch of new reservations: one plain multi-row INSERT, no lookup
-	 * first. The constraints still refuse any event that is not new, and then
-	 * {@link #classifyAndInsert} decides each one.
-	 */
-	private List<Outcome> insertAll(List<IssuanceEvent> events) {
-		repository.insert(events);
-		List<Outcome> outcomes = new ArrayList<>(events.size());
-		for (IssuanceEvent event : events) {
-			outcomes.add(new Outcome.Inserted(event));
-		}
-		return outcomes;
 	}
 
 	/**
