@@ -4,6 +4,7 @@ import java.time.Clock;
 
 import io.couponevent.common.security.Hs256FastPath;
 import io.couponevent.common.security.JwtProperties;
+import io.couponevent.common.web.LeanEndpoints;
 import io.couponevent.waitingroom.web.ApiExceptionHandler;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -23,9 +24,9 @@ class EntryEndpointConfig {
 	@Bean
 	FilterRegistrationBean<EntryEndpoint> entryEndpoint(WaitingRoom room, JwtDecoder jwts, JwtProperties jwtProperties,
 			ApiExceptionHandler problems, JsonMapper json) {
-		Hs256FastPath fastPath = Hs256FastPath.of(jwtProperties, json, Clock.systemUTC());
+		LeanEndpoints lean = new LeanEndpoints(jwts, Hs256FastPath.of(jwtProperties, json, Clock.systemUTC()), json);
 		FilterRegistrationBean<EntryEndpoint> registration = new FilterRegistrationBean<>(
-				new EntryEndpoint(room, jwts, fastPath, problems, json));
+				new EntryEndpoint(room, lean, problems, json));
 		registration.addUrlPatterns("/api/v1/waiting-room/coupons/*");
 		registration.setOrder(SecurityFilterProperties.DEFAULT_FILTER_ORDER - 1);
 		return registration;
