@@ -1,14 +1,11 @@
 package io.couponevent.common.entry;
 
 import java.nio.charset.StandardCharsets;
-import java.security.InvalidKeyException;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.util.Base64;
 
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
+import io.couponevent.common.security.HmacSha256;
 
 /**
  * The contract between the waiting room and the issuance API.
@@ -35,10 +32,10 @@ public final class EntryGate {
 
 	private static final Base64.Decoder DECODER = Base64.getUrlDecoder();
 
-	private final SecretKeySpec key;
+	private final HmacSha256 hmac;
 
 	public EntryGate(String secret) {
-		this.key = new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256");
+		this.hmac = new HmacSha256(secret);
 	}
 
 	/** The gate key of a coupon, in the hash slot of its issuance keys. */
@@ -87,14 +84,7 @@ public final class EntryGate {
 	}
 
 	private byte[] mac(String body) {
-		try {
-			Mac mac = Mac.getInstance("HmacSHA256");
-			mac.init(this.key);
-			return mac.doFinal(body.getBytes(StandardCharsets.UTF_8));
-		}
-		catch (NoSuchAlgorithmException | InvalidKeyException ex) {
-			throw new IllegalStateException("HmacSHA256 unavailable", ex);
-		}
+		return this.hmac.sign(body);
 	}
 
 }

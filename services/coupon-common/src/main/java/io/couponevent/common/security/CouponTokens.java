@@ -1,7 +1,5 @@
 package io.couponevent.common.security;
 
-import java.nio.charset.StandardCharsets;
-
 import javax.crypto.spec.SecretKeySpec;
 
 import org.springframework.security.oauth2.core.DelegatingOAuth2TokenValidator;
@@ -41,8 +39,8 @@ public final class CouponTokens {
 		return decoder;
 	}
 
-	static SecretKeySpec hs256Key(JwtProperties properties) {
-		return new SecretKeySpec(properties.secret().getBytes(StandardCharsets.UTF_8), "HmacSHA256");
+	private static SecretKeySpec hs256Key(JwtProperties properties) {
+		return new HmacSha256(properties.secret()).key();
 	}
 
 	/**

@@ -1,18 +1,10 @@
 package io.couponevent.common.security;
 
-import java.nio.charset.StandardCharsets;
-import java.security.InvalidKeyException;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.Map;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
-
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
@@ -28,10 +20,9 @@ import tools.jackson.databind.json.JsonMapper;
  * unexpected type, a bad signature, an expired token) returns {@code null}, and the
  * caller asks the decoder, whose answer and error stay authoritative.
  * <p>
- * Why: per request, Nimbus looks up a {@link Mac} through the JCA providers and builds
+ * Why: per request, Nimbus looks up a {@code Mac} through the JCA providers and builds
  * three claim maps; that was the largest single share of the issuance path's CPU. Here
- * initialised {@code Mac}s are reused from a pool (requests run on virtual threads, so a
- * thread-local would not be reused).
+ * the MAC comes from {@link HmacSha256}'s pool.
  */
 public final class Hs256FastPath {
 
@@ -40,16 +31,14 @@ public final class Hs256FastPath {
 
 	private static final Base64.Decoder BASE64URL = Base64.getUrlDecoder();
 
-	private final SecretKeySpec key;
+	private final HmacSha256 hmac;
 
 	private final JsonMapper json;
 
 	private final Clock clock;
 
-	private final Queue<Mac> macs = new ConcurrentLinkedQueue<>();
-
-	private Hs256FastPath(SecretKeySpec key, JsonMapper json, Clock clock) {
-		this.key = key;
+	private Hs256FastPath(HmacSha256 hmac, JsonMapper json, Clock clock) {
+		this.hmac = hmac;
 		this.json = json;
 		this.clock = clock;
 	}
@@ -62,7 +51,7 @@ public final class Hs256FastPath {
 		if (!properties.hasSecret()) {
 			return null;
 		}
-		return new Hs256FastPath(CouponTokens.hs256Key(properties), json, clock);
+		return new Hs256FastPath(new HmacSha256(properties.secret()), json, clock);
 	}
 
 	/**
@@ -92,29 +81,9 @@ public final class Hs256FastPath {
 	}
 
 	private byte[] sign(String token, int signedEnd) {
-		Mac mac = this.macs.poll();
-		if (mac == null) {
-			mac = newMac();
-		}
-		try {
-			// The signing input is ASCII: the characters were checked to be base64url or
-			// dots.
-			return mac.doFinal(token.substring(0, signedEnd).getBytes(StandardCharsets.US_ASCII));
-		}
-		finally {
-			this.macs.offer(mac);
-		}
-	}
-
-	private Mac newMac() {
-		try {
-			Mac mac = Mac.getInstance("HmacSHA256");
-			mac.init(this.key);
-			return mac;
-		}
-		catch (NoSuchAlgorithmException | InvalidKeyException ex) {
-			throw new IllegalStateException("HmacSHA256 is unavailable", ex);
-		}
+		// The signing input is ASCII: the characters were checked to be base64url or
+		// dots.
+		return this.hmac.sign(token.substring(0, signedEnd));
 	}
 
 	/**
