@@ -12,7 +12,7 @@ POOL_LABEL = "coupon-event.io/pool"
 TAINTED_POOLS = {"kafka", "loadgen"}
 WORKLOAD_KINDS = {"Deployment", "StatefulSet", "DaemonSet"}
 POD_OWNER_KINDS = WORKLOAD_KINDS | {"Job", "CronJob"}
-DEFAULT_CONCURRENCY = 3  # docs/contract.md: COUPON_CONSUMER_CONCURRENCY default
+DEFAULT_CONCURRENCY = 1  # docs/contract.md: COUPON_CONSUMER_CONCURRENCY default (the service's, when the chart sets none)
 
 
 def name_of(obj: dict) -> str:
