@@ -123,8 +123,7 @@ if [ "${WAITING_ROOM:-1}" = 1 ]; then
   WR_URL="http://127.0.0.1:$((8070 + PORT_OFFSET))" COUPON_ID=$wr_coupon USERS=${WR_SPIKE_USERS:-12000} \
     RAMP=${WR_RAMP:-5s} WARMUP=${WR_WARMUP:-20s} WARMUP_COUPON_ID=$wr_warm USER_PREFIX=wr- \
     SUMMARY_PATH="$OUT/wr-spike-k6.json" loadtests/run.sh waiting-room.js --console-output "$OUT/wr-journeys.log" || true
-  wr_window_ms=$(python3 -c "import re,sys; m=re.fullmatch(r'(\d+)(ms|s)', sys.argv[1]); print(int(m[1]) * (1 if m[2] == 'ms' else 1000))" "$wr_window")
-  judge wr-spike "$wr_quantity" --journeys "$OUT/wr-journeys.log" --sub-window-ms "$wr_window_ms" --eta-reported
+  judge wr-spike "$wr_quantity" --journeys "$OUT/wr-journeys.log" --sub-window "$wr_window" --eta-reported
   say "waiting room: waiting users it holds (${WR_CAPACITY_STEPS:-10000,20000,30000})"
   local/verify.sh register --coupon "$wr_capacity" --quantity 1 --wait-ready 0
   WR_URL="http://127.0.0.1:$((8070 + PORT_OFFSET))" COUPON_ID=$wr_capacity STEPS=${WR_CAPACITY_STEPS:-10000,20000,30000} \

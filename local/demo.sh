@@ -141,8 +141,7 @@ latency_flag=--latency-reported
 [ "${LATENCY_JUDGED:-0}" = 1 ] && latency_flag=
 room_flags=()
 if [ "$WAITING_ROOM" = 1 ]; then
-  window_ms=$(python3 -c "import re,sys; m=re.fullmatch(r'(\d+)(ms|s)', sys.argv[1]); print(int(m[1]) * (1 if m[2] == 'ms' else 1000))" "$WR_SUB_WINDOW")
-  room_flags=(--journeys "$OUT_DIR/journeys.log" --sub-window-ms "$window_ms" --eta-p90-max "${WR_ETA_P90_MAX:-0.20}")
+  room_flags=(--journeys "$OUT_DIR/journeys.log" --sub-window "$WR_SUB_WINDOW" --eta-p90-max "${WR_ETA_P90_MAX:-0.20}")
 fi
 local/verify.sh verify --k6 "$OUT_DIR/k6-summary.json" --quantity "$QUANTITY" $latency_flag "${room_flags[@]}" \
   --out "$OUT_DIR/summary.json"

@@ -64,6 +64,11 @@ def waiting_room(spike, capacity):
     return out
 
 
+def verified(phase):
+    """A phase's correctness figures, as the ladder's steps carry them."""
+    return {**phase["verification"], "invariants_passed": int(phase["verification"]["passed"])}
+
+
 def summarize(ladder, spike, soldout, gauge, wr_spike=None, wr_capacity=None):
     out = {"capacity_rps": ladder.get("capacity_rps", 0) if ladder else 0}
     if ladder:
@@ -84,12 +89,11 @@ def summarize(ladder, spike, soldout, gauge, wr_spike=None, wr_capacity=None):
             if name == "spike":
                 out.update({"spike_vus": k6["vus_peak"], "spike_drain_seconds": v["verification"]["drain_seconds"],
                             "spike_persist_rps": v["verification"]["persist_rps"]})
-            phases.append((name, {**v["verification"], "invariants_passed": int(v["verification"]["passed"])}))
+            phases.append((name, verified(v)))
     room = waiting_room(wr_spike, wr_capacity)
     out.update(room)
     if wr_spike:
-        phases.append(("wr_spike", {**wr_spike["verification"],
-                                    "invariants_passed": int(wr_spike["verification"]["passed"])}))
+        phases.append(("wr_spike", verified(wr_spike)))
     # Correctness over every phase.
     for k in ("over_issue", "duplicates", "lost_acceptances"):
         out[k] = sum(max(0, p.get(k, 0)) for _, p in phases)

@@ -17,6 +17,7 @@ PORT_OFFSET: API_URL, DB_URL, DB_USER, DB_PASSWORD, KAFKA_BOOTSTRAP, JWT_SECRET.
 import argparse
 import json
 import os
+import re
 import sys
 
 from . import machine, report, tokens, waiting_room
@@ -24,6 +25,13 @@ from .harness import Api, Database, log, settled_lag
 from .invariants import Observed, evaluate, verification
 from .settings import Settings
 
+
+def duration_ms(text):
+    """A Spring duration as the scripts pass it to the waiting room (2s, 2000ms, or plain ms)."""
+    m = re.fullmatch(r"(\d+)(ms|s)?", text.strip())
+    if not m:
+        raise argparse.ArgumentTypeError(f"not a duration: {text!r} (e.g. 2s, 2000ms)")
+    return int(m[1]) * (1000 if m[2] == "s" else 1)
 
 def parser():
     p = argparse.ArgumentParser(prog="local/verify.sh", description=__doc__,
@@ -50,7 +58,8 @@ def parser():
     v.add_argument("--latency-reported", action="store_true",
                    help="latency thresholds are reported, not judged (failure thresholds still are)")
     v.add_argument("--journeys", help="k6 console output of waiting-room.js (WR_JOURNEY lines)")
-    v.add_argument("--sub-window-ms", type=int, default=6000, help="the zone's sub-window (order slack)")
+    v.add_argument("--sub-window", type=duration_ms, default=6000, dest="sub_window_ms",
+                   help="the zone's sub-window as the waiting room is configured with it (2s, 2000ms): order slack")
     v.add_argument("--eta-p90-max", type=float, default=0.20, help="ETA error p90 target (ratio)")
     v.add_argument("--eta-reported", action="store_true",
                    help="report the ETA error against its target instead of judging it (make bench)")

@@ -11,6 +11,7 @@ docs/reliability.md describes the scenarios and their last results.
 """
 import argparse
 import bisect
+import collections
 import csv
 import json
 import os
@@ -437,7 +438,6 @@ OVERLOAD_RATE = int(os.environ.get("OVERLOAD_RATE") or 600)
 OVERLOAD_ADMISSION_WAIT = "500ms"  # application.yaml's coupon.issuance.admission-wait
 OVERLOAD_S, CALM_S = 25, 30
 CALM_RATE = max(10, OVERLOAD_RATE // 20)
-MAX_IN_FLIGHT = OVERLOAD_BOUND
 OVERLOAD_TIMEOUT_S = 10  # k6's request timeout: without a bound queue a request would wait longer
 P99_503_MS = 1500  # OVERLOAD_ADMISSION_WAIT, plus the time to read, queue and answer under a full CPU
 CALM_P95_MS = 300  # the capacity's own latency target (make bench)
@@ -508,12 +508,6 @@ def measure_overload(run, requests):
         elif lb == "restored" and drop:
             run.marks[i] = (lb, drop, d)
 
-    def by_status(rs):
-        out = {}
-        for r in rs:
-            out[str(r[2])] = out.get(str(r[2]), 0) + 1
-        return out
-
     main = hot + calm
     d503 = [r[1] for r in hot if r[2] == 503]
     answered = [r[1] for r in hot if r[2] != 0]
@@ -563,8 +557,8 @@ def overload_checks(run, res):
          f"{o['timeouts']} timeouts; p99 of all answers under overload {o['p99_ms']:.0f} ms, max {o['max_ms']:.0f} ms"),
         ("connection errors within bound", o["connection_errors"] <= bound,
          f"{o['connection_errors']} of {o['main_requests']} requests (bound {bound})"),
-        (f"in-flight never above max-in-flight ({MAX_IN_FLIGHT})",
-         o["max_in_flight"] is not None and o["max_in_flight"] <= MAX_IN_FLIGHT and o["in_flight_samples"] >= 20,
+        (f"in-flight never above max-in-flight ({OVERLOAD_BOUND})",
+         o["max_in_flight"] is not None and o["max_in_flight"] <= OVERLOAD_BOUND and o["in_flight_samples"] >= 20,
          f"max {o['max_in_flight']} in {o['in_flight_samples']} samples of coupon_issuance_in_flight "
          f"({o['scrape_failures']} scrapes failed)"),
         (f"recovered once the load dropped (202, p95 <= {CALM_P95_MS} ms, within {RECOVERY_BOUND_S} s)",
@@ -687,10 +681,13 @@ def pct(values, p):
     return s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))]
 
 
+def by_status(requests):
+    """Requests per answer status (0: none), keyed by the status as text for the reports."""
+    return dict(collections.Counter(str(r[2]) for r in requests))
+
+
 def answers(run, requests):
-    by = {}
-    for _, _, st, _ in requests:
-        by[st] = by.get(st, 0) + 1
+    by = collections.Counter(st for _, _, st, _ in requests)
     d503 = [d for _, d, st, _ in requests if st == 503]
     out = {"requests": len(requests), "202": by.get(202, 0), "409": by.get(409, 0), "410": by.get(410, 0),
            "503": by.get(503, 0), "no_answer": by.get(0, 0),

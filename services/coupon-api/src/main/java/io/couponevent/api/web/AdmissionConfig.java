@@ -1,11 +1,8 @@
 package io.couponevent.api.web;
 
-import java.time.Clock;
-
 import io.couponevent.api.config.HttpProperties;
 import io.couponevent.api.config.IssuanceProperties;
 import io.couponevent.api.issuance.IssuanceService;
-import io.couponevent.common.security.Hs256FastPath;
 import io.couponevent.common.security.JwtProperties;
 import io.couponevent.common.web.LeanEndpoints;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -50,9 +47,8 @@ class AdmissionConfig {
 	@Bean
 	FilterRegistrationBean<IssuanceEndpoint> issuanceEndpoint(IssuanceService issuance, JwtDecoder jwts,
 			JwtProperties jwtProperties, ApiExceptionHandler problems, JsonMapper json) {
-		LeanEndpoints lean = new LeanEndpoints(jwts, Hs256FastPath.of(jwtProperties, json, Clock.systemUTC()), json);
 		FilterRegistrationBean<IssuanceEndpoint> registration = new FilterRegistrationBean<>(
-				new IssuanceEndpoint(issuance, lean, problems, json));
+				new IssuanceEndpoint(issuance, LeanEndpoints.of(jwts, jwtProperties, json), problems, json));
 		registration.addUrlPatterns("/api/v1/coupons/*");
 		registration.setOrder(SecurityFilterProperties.DEFAULT_FILTER_ORDER - 1);
 		return registration;

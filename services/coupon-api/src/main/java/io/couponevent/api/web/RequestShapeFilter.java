@@ -75,9 +75,8 @@ class RequestShapeFilter extends OncePerRequestFilter {
 			return;
 		}
 		HttpServletRequest limited = (length < 0) ? new LimitedRequest(request, this.maxBodyBytes) : request;
-		// Past the limit, reading throws BodyTooLargeException; ApiExceptionHandler
-		// answers
-		// 413 for it.
+		// Past the limit, reading throws BodyTooLargeException: ApiExceptionHandler's
+		// 413.
 		chain.doFilter(limited, response);
 	}
 

@@ -1,9 +1,11 @@
 package io.couponevent.common.web;
 
 import java.io.IOException;
+import java.time.Clock;
 import java.util.Map;
 
 import io.couponevent.common.security.Hs256FastPath;
+import io.couponevent.common.security.JwtProperties;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import tools.jackson.databind.json.JsonMapper;
@@ -55,6 +57,14 @@ public final class LeanEndpoints {
 			.writeValueAsBytes(Problems.members(HttpStatus.UNAUTHORIZED, "UNAUTHENTICATED", Problems.TOKEN_INVALID));
 		this.keysUnavailable = json.writeValueAsBytes(Problems.members(HttpStatus.SERVICE_UNAVAILABLE, "UNAVAILABLE",
 				"the token keys are unavailable, try again shortly"));
+	}
+
+	/**
+	 * For a service's decoder and token settings: with an HS256 secret, the common token
+	 * takes {@link Hs256FastPath}.
+	 */
+	public static LeanEndpoints of(JwtDecoder jwts, JwtProperties properties, JsonMapper json) {
+		return new LeanEndpoints(jwts, Hs256FastPath.of(properties, json, Clock.systemUTC()), json);
 	}
 
 	/**

@@ -1,8 +1,5 @@
 package io.couponevent.waitingroom.room;
 
-import java.time.Clock;
-
-import io.couponevent.common.security.Hs256FastPath;
 import io.couponevent.common.security.JwtProperties;
 import io.couponevent.common.web.LeanEndpoints;
 import io.couponevent.waitingroom.web.ApiExceptionHandler;
@@ -24,9 +21,8 @@ class EntryEndpointConfig {
 	@Bean
 	FilterRegistrationBean<EntryEndpoint> entryEndpoint(WaitingRoom room, JwtDecoder jwts, JwtProperties jwtProperties,
 			ApiExceptionHandler problems, JsonMapper json) {
-		LeanEndpoints lean = new LeanEndpoints(jwts, Hs256FastPath.of(jwtProperties, json, Clock.systemUTC()), json);
 		FilterRegistrationBean<EntryEndpoint> registration = new FilterRegistrationBean<>(
-				new EntryEndpoint(room, lean, problems, json));
+				new EntryEndpoint(room, LeanEndpoints.of(jwts, jwtProperties, json), problems, json));
 		registration.addUrlPatterns("/api/v1/waiting-room/coupons/*");
 		registration.setOrder(SecurityFilterProperties.DEFAULT_FILTER_ORDER - 1);
 		return registration;
