@@ -431,7 +431,7 @@ def consumers_scaled(run):
 # instead of being shed, so under it no request would be turned away within k6's timeout.
 # Unbounded, it takes all that k6 can offer from the same two cores (about 700 new users a second):
 # the path is cheaper than the load generator, so the admission bound was never reached. Bounded to
-# 8 requests at about 30 ms each, it takes roughly 270/s, and 600/s is about twice that. What is
+# 8 requests of 30-50 ms each, it takes 150-270/s (host-dependent), and 600/s is at least twice that. What is
 # judged is the bound's behaviour, which does not depend on where it sits.
 OVERLOAD_BOUND = int(os.environ.get("OVERLOAD_MAX_IN_FLIGHT") or 8)
 OVERLOAD_RATE = int(os.environ.get("OVERLOAD_RATE") or 600)
