@@ -27,6 +27,14 @@ class WaitingRoom {
 
 	static final long MAX_POLL_AFTER_MS = 30_000;
 
+	/**
+	 * A poll just after an admission step finds the step taken (by the poll itself if
+	 * need be).
+	 */
+	static final long STEP_MARGIN_MS = 100;
+
+	static final long MAX_STEP_SPREAD_MS = 500;
+
 	private final Zones zones;
 
 	private final RoomStore store;
@@ -89,8 +97,8 @@ class WaitingRoom {
 		Outcome o = this.store.call(zone, op, user, couponId, now, this.entryTtlMs);
 		record(meters, o);
 		return switch (o.state()) {
-			case "QUEUED" ->
-				new Entry("QUEUED", o.position(), ceilSeconds(o.etaMs()), pollAfter(o.etaMs()), null, null, null);
+			case "QUEUED" -> new Entry("QUEUED", o.position(), ceilSeconds(o.etaMs()),
+					pollAfter(o.etaMs(), zone.settings().subWindow().toMillis(), user), null, null, null);
 			case "PAUSED" -> new Entry("PAUSED", o.position(), null, 5_000, null, null, null);
 			case "ADMITTED" -> {
 				Instant expiresAt = Instant.ofEpochMilli(o.admittedAt() + this.entryTtlMs);
@@ -124,16 +132,26 @@ class WaitingRoom {
 	}
 
 	/**
-	 * Further back, poll less often (a quarter of the wait, 1-30 s), so that the poll
-	 * load stays bounded whatever the queue's length (one poll per user per 30 s beyond a
-	 * two-minute wait, well inside purge-after); near the head, just after the next
-	 * admission step.
+	 * When to poll next: halfway through the estimated wait (at most 30 s), but never
+	 * before the next admission step, since nothing but a sell-out can change in between.
+	 * A user let in at the next step polls just after it, spread by user over up to half
+	 * a second, so that a step's users do not all ask (and then issue) in the same few
+	 * milliseconds. The estimate counts down on the client in between, so a longer
+	 * interval loses nothing but sold-out news, which waits at most one interval. A
+	 * queue's poll load therefore grows with the logarithm of its estimated wait, not
+	 * with its length, and the 30 s cap keeps every user well inside purge-after.
+	 * @param etaMs the estimated wait: the time to the next step plus a sub-window per
+	 * quota ahead
+	 * @param windowMs the zone's sub-window
+	 * @param user the user, whose hash places them in the spread
 	 */
-	static long pollAfter(long etaMs) {
-		if (etaMs < 1000) {
-			return Math.max(200, etaMs + 100);
+	static long pollAfter(long etaMs, long windowMs, String user) {
+		long toStep = (etaMs - 1) % windowMs + 1;
+		if (etaMs <= toStep) {
+			long spread = Math.max(1, Math.min(windowMs / 4, MAX_STEP_SPREAD_MS));
+			return etaMs + STEP_MARGIN_MS + Math.floorMod(user.hashCode(), spread);
 		}
-		return Math.min(MAX_POLL_AFTER_MS, Math.max(1000, etaMs / 4));
+		return Math.max(toStep + STEP_MARGIN_MS, Math.min(MAX_POLL_AFTER_MS, etaMs / 2));
 	}
 
 	private static Long ceilSeconds(long ms) {

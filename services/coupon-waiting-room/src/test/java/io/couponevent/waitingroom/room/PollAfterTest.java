@@ -1,0 +1,81 @@
+package io.couponevent.waitingroom.room;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class PollAfterTest {
+
+	private static final long W = 2_000;
+
+	/** A user whose hash falls at the start of the spread. */
+	private static final String USER = userHashingTo(0);
+
+	private static String userHashingTo(long offset) {
+		for (int i = 0;; i++) {
+			String user = "user-" + i;
+			if (Math.floorMod(user.hashCode(), 500) == offset && Math.floorMod(user.hashCode(), 1500) == offset) {
+				return user;
+			}
+		}
+	}
+
+	@Test
+	void aUserLetInAtTheNextStepPollsJustAfterIt() {
+		assertThat(WaitingRoom.pollAfter(1, W, USER)).isEqualTo(101);
+		assertThat(WaitingRoom.pollAfter(1_500, W, USER)).isEqualTo(1_600);
+		assertThat(WaitingRoom.pollAfter(2_000, W, USER)).isEqualTo(2_100);
+	}
+
+	@Test
+	void aStepsUsersAreSpreadOverHalfASecond() {
+		java.util.Set<Long> at = new java.util.HashSet<>();
+		for (int i = 0; i < 2_000; i++) {
+			long after = WaitingRoom.pollAfter(1_000, W, "user-" + i);
+			assertThat(after).isBetween(1_100L, 1_100L + WaitingRoom.MAX_STEP_SPREAD_MS - 1);
+			at.add(after);
+		}
+		assertThat(at).hasSizeGreaterThan(400);
+		// a short sub-window spreads over a quarter of it
+		for (int i = 0; i < 200; i++) {
+			assertThat(WaitingRoom.pollAfter(100, 200, "user-" + i)).isBetween(200L, 249L);
+		}
+	}
+
+	@Test
+	void nobodyPollsBeforeTheNextStep() {
+		// 3.5 s: the next step in 1.5 s, the user's in 3.5 s; half the wait is 1.75 s
+		assertThat(WaitingRoom.pollAfter(3_500, W, USER)).isEqualTo(1_750);
+		// 2.2 s: the next step in 0.2 s; half the wait (1.1 s) is later
+		assertThat(WaitingRoom.pollAfter(2_200, W, USER)).isEqualTo(1_100);
+		// 5.9 s with a 6 s sub-window: the next step in 5.9 s, past half the wait
+		assertThat(WaitingRoom.pollAfter(5_900, 6_000, USER)).isEqualTo(6_000);
+		// 7 s with a 6 s sub-window: the next step in 1 s, the user's in 7 s
+		assertThat(WaitingRoom.pollAfter(7_000, 6_000, USER)).isEqualTo(3_500);
+		// 6.01 s: the next step in 10 ms, then one more; half the wait is later
+		assertThat(WaitingRoom.pollAfter(6_010, 6_000, USER)).isEqualTo(3_005);
+		// 3.9 s with 2 s steps: the next step in 1.9 s, after half the wait
+		assertThat(WaitingRoom.pollAfter(3_900, W, USER)).isEqualTo(2_000);
+	}
+
+	@Test
+	void furtherBackPollsHalfwayThroughTheWaitAtMostEveryThirtySeconds() {
+		assertThat(WaitingRoom.pollAfter(20_000, W, USER)).isEqualTo(10_000);
+		assertThat(WaitingRoom.pollAfter(59_000, W, USER)).isEqualTo(29_500);
+		assertThat(WaitingRoom.pollAfter(600_000, W, USER)).isEqualTo(WaitingRoom.MAX_POLL_AFTER_MS);
+	}
+
+	@Test
+	void aQueueOfAnyLengthIsFollowedInLogarithmicallyManyPolls() {
+		for (long eta : new long[] { 10_000, 120_000, 3_600_000 }) {
+			long left = eta;
+			long polls = 0;
+			while (left > 0) {
+				left -= WaitingRoom.pollAfter(left, W, USER);
+				polls++;
+			}
+			assertThat(polls).as("polls over a wait of %d ms", eta).isLessThanOrEqualTo(eta / 30_000 + 8);
+		}
+	}
+
+}
