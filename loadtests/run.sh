@@ -13,10 +13,19 @@ script=${1:?usage: loadtests/run.sh SCRIPT.js [k6 options]}; shift
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
 export K6_NO_USAGE_REPORT=true
-# 10,000 VUs hold 4-5 GiB of JavaScript heaps; Go's default GOGC=100 then spends much of k6's CPU in
-# garbage collection, CPU taken from the system under test when k6 shares its cores. GOGC=400 trades
-# memory for that CPU (about a third of k6's in a spike). Override with GOGC.
-export GOGC="${GOGC:-400}"
+# 10,000 VUs hold 4-8 GiB of JavaScript heaps. Go's default GOGC=100 then spends much of k6's CPU in
+# garbage collection, and one collection of such a heap costs several CPU-seconds: landing inside a
+# spike it takes the cores from the system under test and multiplies its latency. So k6 collects only
+# near a memory limit, 70 % of the memory available when it starts (GOGC=off with GOMEMLIMIT); a
+# spike of a minute then runs without a collection. Set GOGC or GOMEMLIMIT to override.
+if [ -z "${GOGC:-}" ] && [ -z "${GOMEMLIMIT:-}" ]; then
+  avail_kb=$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo 2>/dev/null || echo 0)
+  if [ "${avail_kb:-0}" -gt $((4 * 1024 * 1024)) ]; then
+    export GOGC=off GOMEMLIMIT="$((avail_kb * 7 / 10 / 1024))MiB"
+  else
+    export GOGC=400
+  fi
+fi
 args=(run --summary-trend-stats "avg,min,med,max,p(50),p(90),p(95),p(99)")
 if [ -n "${K6_PROMETHEUS_RW_SERVER_URL:-}" ]; then
   export K6_PROMETHEUS_RW_TREND_STATS="${K6_PROMETHEUS_RW_TREND_STATS:-p(50),p(95),p(99)}"

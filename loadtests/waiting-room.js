@@ -3,10 +3,12 @@
 // issues once with its entry token; users still waiting when the stock runs out learn it at their
 // next poll. Works whether or not the API enforces the gate (the token is always sent).
 // Each journey is printed as `WR_JOURNEY {json}` for the verifier (run k6 with --console-output).
-// WARMUP (e.g. 20s) with WARMUP_COUPON_ID first sends WARMUP_RATE fresh users a second through a
-// whole visit (join, poll, issue) on that other coupon, so that the spike meets compiled code,
-// as an event meets a room that has been running, not one started a minute ago; the warm-up feeds
-// none of the wr_* or issuance metrics and prints no journeys.
+// WARMUP (e.g. 30s) with WARMUP_COUPON_ID first sends WARMUP_RATE fresh users a second through a
+// whole visit (join, poll, issue) on that other coupon, whose zone setup() switches off (no queue),
+// so that the spike meets compiled code in the room, the API and the brokers, as an event meets
+// a platform that has been running, not one started a minute ago; the warm-up feeds none of the
+// wr_* or issuance metrics and prints no journeys. WR_MODE (auto, on, off) and WR_BUDGET set the
+// spike's zone through the admin API first.
 import http from 'k6/http';
 import exec from 'k6/execution';
 import { sleep } from 'k6';
@@ -22,6 +24,8 @@ const MAX_WAIT_S = seconds(str('MAX_WAIT', '5m'));
 const SHED_RETRIES = int('SHED_RETRIES', 3);
 // When set, setup() puts the zone's budget (users per minute) through the admin API.
 const BUDGET = int('WR_BUDGET', 0);
+// When set (auto, on, off), setup() puts the zone's mode through the admin API.
+const MODE = str('WR_MODE', '');
 const WARMUP_COUPON = str('WARMUP_COUPON_ID', '');
 const WARMUP_S = WARMUP_COUPON ? seconds(str('WARMUP', '0s')) : 0;
 const WARMUP_RATE = int('WARMUP_RATE', 200);
@@ -59,14 +63,19 @@ export const options = {
   setupTimeout: '120s',
 };
 
+function putZone(coupon, zone) {
+  const admin = sign({ sub: 'k6-admin', roles: ['admin'], exp: Math.floor(Date.now() / 1000) + 600 }, common.jwtSecret);
+  const res = http.put(`${WR_URL}/api/v1/admin/waiting-room/zones/coupon-${coupon}`, JSON.stringify(zone),
+    { headers: { Authorization: `Bearer ${admin}`, 'Content-Type': 'application/json' } });
+  if (res.status !== 200) throw new Error(`setting zone coupon-${coupon} failed: ${res.status} ${res.body}`);
+}
+
 export function setup() {
-  if (BUDGET > 0) {
-    const admin = sign({ sub: 'k6-admin', roles: ['admin'], exp: Math.floor(Date.now() / 1000) + 600 }, common.jwtSecret);
-    const res = http.put(`${WR_URL}/api/v1/admin/waiting-room/zones/coupon-${common.couponId}`,
-      JSON.stringify({ budgetPerMinute: BUDGET }),
-      { headers: { Authorization: `Bearer ${admin}`, 'Content-Type': 'application/json' } });
-    if (res.status !== 200) throw new Error(`setting the zone's budget failed: ${res.status} ${res.body}`);
+  if (BUDGET > 0 || MODE) {
+    putZone(common.couponId, { budgetPerMinute: BUDGET > 0 ? BUDGET : null, mode: MODE || null });
   }
+  // Every warm-up visit goes on to issue, so that the API and the brokers warm up with the room.
+  if (WARMUP_S > 0) putZone(WARMUP_COUPON, { mode: 'off' });
 }
 
 export function visitOne() {

@@ -12,7 +12,7 @@
 #   sold-out storm   SOLDOUT_USERS users ask for a coupon with no stock left: every answer a 410
 #   waiting room     the room is started for this phase only (local/services.sh up waiting-room):
 #                    a spike through it (loadtests/waiting-room.js: WR_SPIKE_USERS users within WR_RAMP
-#                    on WR_QUANTITY coupons, budget WR_BUDGET/min in WR_SUB_WINDOW steps, after a
+#                    on WR_QUANTITY coupons, zone WR_MODE, budget WR_BUDGET/min in WR_SUB_WINDOW steps, after a
 #                    WR_WARMUP warm-up): join/poll p95, order inversions, ETA error, sold-out
 #                    propagation; then how many waiting users it holds with poll p95 <= 50 ms
 #                    (loadtests/waiting-room-capacity.js, WR_CAPACITY_STEPS, every user polling once
@@ -20,8 +20,8 @@
 # Options (environment): STEP_SECONDS (25) LADDER_START (300) LADDER_GROWTH (1.5)
 # LADDER_RESOLUTION (0.05) LADDER_MAX_STEPS (10) WARMUP_RATE (300) WARMUP_SECONDS (45) MAX_VUS (3000)
 # SPIKE_USERS (10000, 0 skips) SOLDOUT_USERS (20000, 0 skips) RAMP (2s) SHED_RETRIES (20) BUILD (0)
-# WAITING_ROOM (1; 0 skips its phase) WR_SPIKE_USERS (12000) WR_QUANTITY (10000) WR_RAMP (5s)
-# WR_BUDGET (6000) WR_SUB_WINDOW (2s) WR_WARMUP (20s) WR_CAPACITY_STEPS (10000,20000,30000)
+# WAITING_ROOM (1; 0 skips its phase) WR_SPIKE_USERS (12000) WR_QUANTITY (10000) WR_RAMP (10s)
+# WR_BUDGET (6000) WR_SUB_WINDOW (2s) WR_MODE (on) WR_WARMUP (30s) WR_WARMUP_RATE (500) WR_CAPACITY_STEPS (10000,20000,30000)
 # KEEP (0) PORT_OFFSET / RUN_DIR, API_JAVA_OPTS / CONSUMER_JAVA_OPTS / JAVA_OPTS (local/services.sh).
 # Exit code 1 only when a correctness figure fails; capacity and latency are reported, not judged.
 set -euo pipefail
@@ -119,9 +119,11 @@ if [ "${WAITING_ROOM:-1}" = 1 ]; then
   wr_coupon=$((BASE + 2)) wr_warm=$((BASE + 3)) wr_capacity=$((BASE + 4))
   local/verify.sh register --coupon "$wr_coupon" --quantity "$wr_quantity" --wait-ready 0
   local/verify.sh register --coupon "$wr_warm" --quantity 100000 --wait-ready 0
-  say "waiting room: ${WR_SPIKE_USERS:-12000} users within ${WR_RAMP:-5s}, $wr_quantity coupons"
+  # as make demo meets its spike: the zone switched on, a warm-up of 15,000 visits first
+  say "waiting room: ${WR_SPIKE_USERS:-12000} users within ${WR_RAMP:-10s}, $wr_quantity coupons, zone ${WR_MODE:-on}"
   WR_URL="http://127.0.0.1:$((8070 + PORT_OFFSET))" COUPON_ID=$wr_coupon USERS=${WR_SPIKE_USERS:-12000} \
-    RAMP=${WR_RAMP:-5s} WARMUP=${WR_WARMUP:-20s} WARMUP_COUPON_ID=$wr_warm USER_PREFIX=wr- \
+    RAMP=${WR_RAMP:-10s} WR_MODE=${WR_MODE:-on} WARMUP=${WR_WARMUP:-30s} WARMUP_RATE=${WR_WARMUP_RATE:-500} \
+    WARMUP_COUPON_ID=$wr_warm USER_PREFIX=wr- \
     SUMMARY_PATH="$OUT/wr-spike-k6.json" loadtests/run.sh waiting-room.js --console-output "$OUT/wr-journeys.log" || true
   judge wr-spike "$wr_quantity" --journeys "$OUT/wr-journeys.log" --sub-window "$wr_window" --eta-reported
   say "waiting room: waiting users it holds (${WR_CAPACITY_STEPS:-10000,20000,30000})"
