@@ -125,7 +125,8 @@ if [ "$WAITING_ROOM" = 1 ] && [ "$WR_WARMUP" != 0 ] && [ "$WR_WARMUP" != 0s ]; t
   # The room's first answers otherwise run in the interpreter while its compilers take half its CPU:
   # an event meets a room that has been up for a while, not one started a minute before. 15,000
   # visits bring the hot methods to C2; 4,000 left them profiled in C1, and the spike's compilations
-  # then doubled the room's CPU a request (join p95 97 ms instead of 24 ms).
+  # then doubled the room's CPU a request during the spike (in one pair of runs, join p95 97 ms
+  # against 24 ms).
   WARMUP_COUPON_ID=$((COUPON_ID + 1))
   local/verify.sh register --coupon "$WARMUP_COUPON_ID" --quantity 100000 --wait-ready 0
 fi
