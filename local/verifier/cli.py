@@ -33,6 +33,7 @@ def duration_ms(text):
         raise argparse.ArgumentTypeError(f"not a duration: {text!r} (e.g. 2s, 2000ms)")
     return int(m[1]) * (1000 if m[2] == "s" else 1)
 
+
 def parser():
     p = argparse.ArgumentParser(prog="local/verify.sh", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)

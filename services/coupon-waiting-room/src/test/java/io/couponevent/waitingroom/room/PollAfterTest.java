@@ -1,5 +1,8 @@
 package io.couponevent.waitingroom.room;
 
+import java.util.HashSet;
+import java.util.Set;
+
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -8,13 +11,13 @@ class PollAfterTest {
 
 	private static final long W = 2_000;
 
-	/** A user whose hash falls at the start of the spread. */
-	private static final String USER = userHashingTo(0);
+	/** A user whose hash falls at the start of every spread (at most 500 ms wide). */
+	private static final String USER = userAtTheStartOfTheSpread();
 
-	private static String userHashingTo(long offset) {
+	private static String userAtTheStartOfTheSpread() {
 		for (int i = 0;; i++) {
 			String user = "user-" + i;
-			if (Math.floorMod(user.hashCode(), 500) == offset && Math.floorMod(user.hashCode(), 1500) == offset) {
+			if (Math.floorMod(user.hashCode(), WaitingRoom.MAX_STEP_SPREAD_MS) == 0) {
 				return user;
 			}
 		}
@@ -29,7 +32,7 @@ class PollAfterTest {
 
 	@Test
 	void aStepsUsersAreSpreadOverHalfASecond() {
-		java.util.Set<Long> at = new java.util.HashSet<>();
+		Set<Long> at = new HashSet<>();
 		for (int i = 0; i < 2_000; i++) {
 			long after = WaitingRoom.pollAfter(1_000, W, "user-" + i);
 			assertThat(after).isBetween(1_100L, 1_100L + WaitingRoom.MAX_STEP_SPREAD_MS - 1);
