@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
 
 /**
  * {@code coupon.waiting-room.*}.
@@ -18,10 +19,12 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * @param sweepEvery how often leavers are purged
  * @param zones named zones: several coupons sharing one queue; a coupon not listed is its
  * own zone {@code coupon-<id>}
+ * @param connectionBuffer the read and the write buffer Tomcat keeps for each open
+ * connection (default 2KB): every waiting user holds one between polls
  */
 @ConfigurationProperties("coupon.waiting-room")
 public record WaitingRoomProperties(IssuanceRedis issuanceRedis, URI apiUrl, ZoneSettings defaults, Duration sweepEvery,
-		Map<String, ZoneConfig> zones) {
+		Map<String, ZoneConfig> zones, DataSize connectionBuffer) {
 
 	/** Zone names are part of Redis keys and URLs. */
 	public static final Pattern ZONE_NAME = Pattern.compile("[a-z0-9][a-z0-9-]{0,63}");
@@ -39,6 +42,12 @@ public record WaitingRoomProperties(IssuanceRedis issuanceRedis, URI apiUrl, Zon
 		}
 		if (sweepEvery.toMillis() < 100) {
 			throw new IllegalArgumentException("coupon.waiting-room.sweep-every must be at least 100ms");
+		}
+		if (connectionBuffer == null) {
+			connectionBuffer = DataSize.ofKilobytes(2);
+		}
+		if (connectionBuffer.toBytes() < 512 || connectionBuffer.toBytes() > 65_536) {
+			throw new IllegalArgumentException("coupon.waiting-room.connection-buffer must be 512B..64KB");
 		}
 		zones = zones == null ? Map.of() : Map.copyOf(zones);
 		zones.forEach((name, zone) -> {
