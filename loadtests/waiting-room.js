@@ -4,11 +4,10 @@
 // next poll. Works whether or not the API enforces the gate (the token is always sent).
 // Each journey is printed as `WR_JOURNEY {json}` for the verifier (run k6 with --console-output).
 // WARMUP (e.g. 30s) with WARMUP_COUPON_ID first sends WARMUP_RATE fresh users a second through a
-// whole visit (join, poll as told, issue) on that other coupon, whose zone setup() switches on with
-// room for all of them at each step, so that the spike meets compiled code in the room (the queued
-// answers, kept-alive connections), the API and the brokers, as an event meets a platform that has
-// been running, not one started a minute ago; the warm-up feeds none of the wr_* or issuance
-// metrics and prints no journeys. WR_MODE (auto, on, off) and WR_BUDGET set the
+// whole visit (join, poll, issue) on that other coupon, whose zone setup() switches off (no queue),
+// so that the spike meets compiled code in the room, the API and the brokers, as an event meets
+// a platform that has been running, not one started a minute ago; the warm-up feeds none of the
+// wr_* or issuance metrics and prints no journeys. WR_MODE (auto, on, off) and WR_BUDGET set the
 // spike's zone through the admin API first.
 import http from 'k6/http';
 import exec from 'k6/execution';
@@ -31,27 +30,33 @@ const WARMUP_COUPON = str('WARMUP_COUPON_ID', '');
 const WARMUP_S = WARMUP_COUPON ? seconds(str('WARMUP', '0s')) : 0;
 const WARMUP_RATE = int('WARMUP_RATE', 200);
 
-// Arrivals at an even rate through the ramp: k6 starts each visit when it is due. Starting all of
-// them at once, each sleeping to a random moment of the ramp, cost k6 a core for the ramp's first
-// second, and the joins of that second waited for it.
-const spike = RAMP_S > 0
-  ? { executor: 'constant-arrival-rate', rate: USERS, timeUnit: `${RAMP_S}s`, duration: `${RAMP_S}s`,
-    preAllocatedVUs: USERS, maxVUs: USERS, gracefulStop: str('MAX_DURATION', '15m') }
-  : { executor: 'per-vu-iterations', vus: USERS, iterations: 1, maxDuration: str('MAX_DURATION', '15m'),
-    gracefulStop: str('GRACEFUL_STOP', '60s') };
-const scenarios = {
-  'waiting-room': {
-    ...spike,
+// The ramp in one-second slices, a scenario each: a slice's users start together and each sleeps
+// to a random moment of its second. Starting all of the ramp's users at once cost k6 a core for
+// the first second, and the joins of that second waited for it; an arrival-rate executor spreads
+// the starts too, but drops arrivals (users) whenever k6 falls behind on a busy host.
+const SLICES = Math.max(1, Math.ceil(RAMP_S));
+const SLICE_S = RAMP_S / SLICES;
+const sliceStart = (i) => Math.floor((USERS * i) / SLICES);
+const scenarios = {};
+for (let i = 0; i < SLICES; i++) {
+  const vus = sliceStart(i + 1) - sliceStart(i);
+  if (vus === 0) continue;
+  scenarios[`waiting-room-${i}`] = {
+    executor: 'per-vu-iterations',
+    vus,
+    iterations: 1,
+    maxDuration: str('MAX_DURATION', '15m'),
+    gracefulStop: str('GRACEFUL_STOP', '60s'),
     exec: 'visitOne',
+    env: { SLICE: String(i) },
     // after the warm-up's last visits have ended
-    startTime: `${WARMUP_S > 0 ? WARMUP_S + 5 : 0}s`,
-  },
-};
+    startTime: `${(WARMUP_S > 0 ? WARMUP_S + 5 : 0) + i * SLICE_S}s`,
+  };
+}
 if (WARMUP_S > 0) {
   scenarios['warm-up'] = {
-    // a visit waits for the next admission step (the sub-window, 2-6 s)
     executor: 'constant-arrival-rate', rate: WARMUP_RATE, timeUnit: '1s', duration: `${WARMUP_S}s`,
-    preAllocatedVUs: Math.max(200, WARMUP_RATE * 4), maxVUs: Math.max(400, WARMUP_RATE * 8), exec: 'warmUp',
+    preAllocatedVUs: Math.min(200, WARMUP_RATE), maxVUs: Math.max(200, WARMUP_RATE), exec: 'warmUp',
     gracefulStop: '5s',
   };
 }
@@ -80,13 +85,13 @@ export function setup() {
   if (BUDGET > 0 || MODE) {
     putZone(common.couponId, { budgetPerMinute: BUDGET > 0 ? BUDGET : null, mode: MODE || null });
   }
-  // Every warm-up visit is queued, let in at the next step and goes on to issue, so that the room
-  // answers as in the spike and the API and the brokers warm up with it.
-  if (WARMUP_S > 0) putZone(WARMUP_COUPON, { mode: 'on', budgetPerMinute: Math.min(1000000, WARMUP_RATE * 120) });
+  // Every warm-up visit goes on to issue, so that the API and the brokers warm up with the room.
+  if (WARMUP_S > 0) putZone(WARMUP_COUPON, { mode: 'off' });
 }
 
 export function visitOne() {
-  const user = userId(exec.scenario.iterationInTest);
+  if (SLICE_S > 0) sleep(Math.random() * SLICE_S);
+  const user = userId(sliceStart(parseInt(__ENV.SLICE, 10)) + exec.scenario.iterationInTest);
   visit(user, userToken(user, common.jwtSecret, common.tokenTtl), {
     maxWaitMs: MAX_WAIT_S * 1000,
     shedRetries: SHED_RETRIES,
@@ -97,28 +102,22 @@ export function visitOne() {
 export function warmUp() {
   const user = `warm-up-${exec.scenario.iterationInTest}`;
   const token = userToken(user, common.jwtSecret, common.tokenTtl);
-  // The room's connection is kept alive between the visit's requests, as in the spike; a spike's
-  // user who gets this VU reuses it well inside the room's keep-alive timeout (60 s).
-  const params = { headers: { Authorization: `Bearer ${token}` }, tags: { name: 'warm-up' }, timeout: '10s' };
+  // Connection: close: k6 hands the warm-up's VUs to the spike afterwards, and a keep-alive
+  // connection left idle past the server's timeout is closed as the spike's POST reuses it (EOF)
+  const params = { headers: { Authorization: `Bearer ${token}`, Connection: 'close' }, tags: { name: 'warm-up' },
+    timeout: '10s' };
   const entries = `${WR_URL}/api/v1/waiting-room/coupons/${WARMUP_COUPON}/entries`;
-  let e = warmUpAnswer(http.post(entries, null, params));
-  for (let polls = 0; e && (e.state === 'QUEUED' || e.state === 'PAUSED') && polls < 10; polls++) {
-    sleep(Math.max(e.pollAfterMs, 50) / 1000);
-    e = warmUpAnswer(http.get(`${entries}/me`, params));
-  }
-  if (e && e.state === 'ADMITTED') {
-    // Connection: close: an admitted spike user issues minutes later, past the API's keep-alive
-    // timeout, and a POST on a connection the server has just closed fails (EOF)
+  http.post(entries, null, params);
+  const res = http.get(`${entries}/me`, params);
+  let entryToken;
+  try { entryToken = res.status === 200 ? res.json('entryToken') : undefined; } catch (_) { entryToken = undefined; }
+  if (entryToken) {
     http.post(`${common.baseUrl}/api/v1/coupons/${WARMUP_COUPON}/issuances`, null, {
-      headers: { Authorization: `Bearer ${token}`, 'Coupon-Entry-Token': e.entryToken, Connection: 'close' },
+      headers: { Authorization: `Bearer ${token}`, 'Coupon-Entry-Token': entryToken, Connection: 'close' },
       tags: { name: 'warm-up' },
       timeout: '10s',
     });
   }
-}
-
-function warmUpAnswer(res) {
-  try { return res.status === 200 ? res.json() : undefined; } catch (_) { return undefined; }
 }
 
 function stat(data, name, key) {
