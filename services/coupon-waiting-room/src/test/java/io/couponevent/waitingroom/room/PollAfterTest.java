@@ -35,13 +35,7 @@ class PollAfterTest {
 
 	@Test
 	void aStepsUsersAreSpreadOverHalfASubWindow() {
-		Set<Long> at = new HashSet<>();
-		for (int i = 0; i < 2_000; i++) {
-			long after = WaitingRoom.pollAfter(1_000, W, "user-" + i);
-			assertThat(after).isBetween(1_100L, 1_100L + W / 2 - 1);
-			at.add(after);
-		}
-		assertThat(at).hasSizeGreaterThan(800);
+		assertSpreadOverHalfAWindow(1_000, 1_100);
 		// a short sub-window spreads over half of it
 		for (int i = 0; i < 200; i++) {
 			assertThat(WaitingRoom.pollAfter(100, 200, "user-" + i)).isBetween(200L, 299L);
@@ -56,10 +50,18 @@ class PollAfterTest {
 	@Test
 	void aPollThatFallsOnTheNextStepIsSpreadToo() {
 		// 3.9 s with 2 s steps: the next step in 1.9 s, after half the wait
+		assertSpreadOverHalfAWindow(3_900, 2_000);
+	}
+
+	/**
+	 * 2,000 users waiting {@code etaMs} poll between {@code from} and half a window
+	 * later.
+	 */
+	private static void assertSpreadOverHalfAWindow(long etaMs, long from) {
 		Set<Long> at = new HashSet<>();
 		for (int i = 0; i < 2_000; i++) {
-			long after = WaitingRoom.pollAfter(3_900, W, "user-" + i);
-			assertThat(after).isBetween(2_000L, 2_000L + W / 2 - 1);
+			long after = WaitingRoom.pollAfter(etaMs, W, "user-" + i);
+			assertThat(after).isBetween(from, from + W / 2 - 1);
 			at.add(after);
 		}
 		assertThat(at).hasSizeGreaterThan(800);
