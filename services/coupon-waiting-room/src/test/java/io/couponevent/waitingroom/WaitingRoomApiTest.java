@@ -22,6 +22,8 @@ import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.tomcat.TomcatWebServer;
+import org.springframework.boot.web.server.servlet.context.ServletWebServerApplicationContext;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -61,6 +63,9 @@ class WaitingRoomApiTest {
 	@Autowired
 	StringRedisTemplate redis;
 
+	@Autowired
+	ServletWebServerApplicationContext context;
+
 	@DynamicPropertySource
 	static void api(DynamicPropertyRegistry registry) {
 		registry.add("coupon.waiting-room.api-url", API::url);
@@ -84,6 +89,13 @@ class WaitingRoomApiTest {
 		for (String suffix : List.of("q", "adm", "seen", "meta", "soldout", "closed", "eta")) {
 			this.redis.delete("wr:{leavers}:" + suffix);
 		}
+	}
+
+	@Test
+	void everyConnectionGetsTheSmallBuffers() {
+		var connector = ((TomcatWebServer) this.context.getWebServer()).getTomcat().getConnector();
+		assertThat(String.valueOf(connector.getProperty("socket.appReadBufSize"))).isEqualTo("2048");
+		assertThat(String.valueOf(connector.getProperty("socket.appWriteBufSize"))).isEqualTo("2048");
 	}
 
 	@Test
