@@ -33,7 +33,7 @@ class WaitingRoom {
 	 */
 	static final long STEP_MARGIN_MS = 100;
 
-	static final long MAX_STEP_SPREAD_MS = 2_000;
+	static final long MAX_STEP_SPREAD_MS = 500;
 
 	private final Zones zones;
 
@@ -134,14 +134,12 @@ class WaitingRoom {
 	/**
 	 * When to poll next: halfway through the estimated wait (at most 30 s), but never
 	 * before the next admission step, since nothing but a sell-out can change in between.
-	 * A poll that would fall on the step (a user let in at it, or one step behind it) is
-	 * spread by user over half a sub-window (at most 2 s) after it: a step's users asking
-	 * at once, and then issuing at once, were the busiest moments of a spike, and held up
-	 * the joins that arrived with them. The estimate counts down on the client in
-	 * between, so a longer interval loses nothing but sold-out news, which waits at most
-	 * one interval. A queue's poll load therefore grows with the logarithm of its
-	 * estimated wait, not with its length, and the 30 s cap keeps every user well inside
-	 * purge-after.
+	 * A user let in at the next step polls just after it, spread by user over up to half
+	 * a second, so that a step's users do not all ask (and then issue) in the same few
+	 * milliseconds. The estimate counts down on the client in between, so a longer
+	 * interval loses nothing but sold-out news, which waits at most one interval. A
+	 * queue's poll load therefore grows with the logarithm of its estimated wait, not
+	 * with its length, and the 30 s cap keeps every user well inside purge-after.
 	 * @param etaMs the estimated wait: the time to the next step plus a sub-window per
 	 * quota ahead
 	 * @param windowMs the zone's sub-window
@@ -149,12 +147,11 @@ class WaitingRoom {
 	 */
 	static long pollAfter(long etaMs, long windowMs, String user) {
 		long toStep = (etaMs - 1) % windowMs + 1;
-		long halfway = Math.min(MAX_POLL_AFTER_MS, etaMs / 2);
-		if (etaMs > toStep && halfway > toStep + STEP_MARGIN_MS) {
-			return halfway;
+		if (etaMs <= toStep) {
+			long spread = Math.max(1, Math.min(windowMs / 4, MAX_STEP_SPREAD_MS));
+			return etaMs + STEP_MARGIN_MS + Math.floorMod(user.hashCode(), spread);
 		}
-		long spread = Math.max(1, Math.min(windowMs / 2, MAX_STEP_SPREAD_MS));
-		return toStep + STEP_MARGIN_MS + Math.floorMod(user.hashCode(), spread);
+		return Math.max(toStep + STEP_MARGIN_MS, Math.min(MAX_POLL_AFTER_MS, etaMs / 2));
 	}
 
 	private static Long ceilSeconds(long ms) {
