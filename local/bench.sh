@@ -22,7 +22,7 @@
 # SPIKE_USERS (10000, 0 skips) SOLDOUT_USERS (20000, 0 skips) RAMP (2s) SHED_RETRIES (20) BUILD (0)
 # WAITING_ROOM (1; 0 skips its phase) WR_SPIKE_USERS (12000) WR_QUANTITY (10000) WR_RAMP (10s)
 # WR_BUDGET (6000) WR_SUB_WINDOW (2s) WR_MODE (on) WR_WARMUP (30s) WR_WARMUP_RATE (500) WR_CAPACITY_STEPS (10000,20000,30000)
-# KEEP (0) PORT_OFFSET / RUN_DIR, API_JAVA_OPTS / CONSUMER_JAVA_OPTS / JAVA_OPTS (local/services.sh).
+# KEEP (0) KEEP_DATA (0: the stores are emptied first, as for make demo) PORT_OFFSET / RUN_DIR, API_JAVA_OPTS / CONSUMER_JAVA_OPTS / JAVA_OPTS (local/services.sh).
 # Exit code 1 only when a correctness figure fails; capacity and latency are reported, not judged.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -71,6 +71,8 @@ rm -f "$OUT"/*.json "$OUT"/*.log "$OUT"/summary.md
 local/verify.sh gauge > "$OUT/gauge.json"
 say "starting the stack"
 local/infra.sh up
+# empty stores, as for make demo (local/demo.sh says why); KEEP_DATA=1 keeps earlier runs' data
+[ "${KEEP_DATA:-0}" = 1 ] || local/infra.sh reset
 eval "$(local/infra.sh env)"
 export DB_URL DB_USER DB_PASSWORD KAFKA_BOOTSTRAP
 local/services.sh up

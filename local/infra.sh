@@ -72,6 +72,8 @@ cmd_kafka_start() {
 
 cmd_reset() {
   local t; t=$(now_ms)
+  # services of this harness cache the catalog and hold connections to what is dropped here
+  "$LOCAL_DIR/services.sh" down >/dev/null 2>&1 || true
   mariadb_reset
   kafka_recreate_topics; kafka_wait_healthy 60
   log "kafka: topics $KAFKA_TOPIC and $KAFKA_DLT recreated empty"

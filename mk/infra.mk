@@ -11,7 +11,7 @@ infra-down: ## stop everything infra-up started (by PID)
 infra-status: ## PIDs, memory and health of the harness processes
 	local/infra.sh status
 
-infra-reset: ## empty the coupon database, both topics and Redis (between demo/bench runs)
+infra-reset: ## stop the services, empty the coupon database, both topics and Redis (make demo and make bench do it first)
 	local/infra.sh reset
 
 services-up: ## start coupon-api and coupon-consumer from their built jars against the harness; waits for readiness
