@@ -124,9 +124,9 @@ end
 
 local qlen = redis.call('ZCARD', q)
 if active and mode == 'auto' and not prequeue and qlen == 0 then active = false end
+local flag = active and '1' or '0'
 -- most polls change none of these: a write would only cost the AOF and the replica
-if m[4] ~= (active and '1' or '0') or tonumber(m[5]) ~= win or tonumber(m[8]) ~= mi or tonumber(m[9]) ~= c
-    or tonumber(m[10]) ~= p then
-  redis.call('HSET', meta, 'active', active and '1' or '0', 'win', win, 'mi', mi, 'c', c, 'p', p)
+if m[4] ~= flag or tonumber(m[5]) ~= win or tonumber(m[8]) ~= mi or tonumber(m[9]) ~= c or tonumber(m[10]) ~= p then
+  redis.call('HSET', meta, 'active', flag, 'win', win, 'mi', mi, 'c', c, 'p', p)
 end
 return {state, pos, etaMs, admittedAt, moved, told, predicted, joinedAt, active and 1 or 0, qlen, joined}
