@@ -55,15 +55,15 @@ export function setup() {
   if (res.status !== 200) throw new Error(`setting the zone failed: ${res.status} ${res.body}`);
 }
 
-export function joinOne() {
+export async function joinOne() {
   const user = userId(parseInt(__ENV.FROM, 10) + exec.scenario.iterationInTest);
-  join(userToken(user, common.jwtSecret, common.tokenTtl));
+  await join(userToken(user, common.jwtSecret, common.tokenTtl));
 }
 
-export function pollOne() {
+export async function pollOne() {
   const user = userId(exec.scenario.iterationInTest % parseInt(__ENV.COUNT, 10));
   // the head of the queue is admitted (1 a minute) and its admission ends after the entry TTL
-  poll(userToken(user, common.jwtSecret, common.tokenTtl), { allowGone: true });
+  await poll(userToken(user, common.jwtSecret, common.tokenTtl), { allowGone: true });
 }
 
 export const handleSummary = summaryHandler('waiting-room-capacity', (data) => {

@@ -4,18 +4,17 @@
 // next poll. Works whether or not the API enforces the gate (the token is always sent).
 // Each journey is printed as `WR_JOURNEY {json}` for the verifier (run k6 with --console-output).
 // WARMUP (e.g. 30s) with WARMUP_COUPON_ID first sends WARMUP_RATE fresh users a second through a
-// whole visit (join, poll, issue) on that other coupon, whose zone setup() switches off (no queue),
-// so that the spike meets compiled code in the room, the API and the brokers, as an event meets
-// a platform that has been running, not one started a minute ago; the warm-up feeds none of the
-// wr_* or issuance metrics and prints no journeys. WR_MODE (auto, on, off) and WR_BUDGET set the
+// whole visit (join, queued to the next step, poll, issue with the entry token) on that other
+// coupon, so that the spike meets compiled code in the room, the API and the brokers, as an event
+// meets a platform that has been running, not one started a minute ago; the warm-up feeds none of
+// the wr_* or issuance metrics and prints no journeys. WR_MODE (auto, on, off) and WR_BUDGET set the
 // spike's zone through the admin API first.
 import http from 'k6/http';
 import exec from 'k6/execution';
-import { sleep } from 'k6';
 import { common, int, seconds, str, userId } from './lib/config.js';
 import { sign, userToken } from './lib/jwt.js';
 import { EXPECTED_STATUSES } from './lib/api.js';
-import { WR_URL, visit } from './lib/waiting-room.js';
+import { WR_URL, pause, visit } from './lib/waiting-room.js';
 import { TREND_STATS, baseThresholds, summaryHandler } from './lib/summary.js';
 
 const USERS = int('USERS', 2000);
@@ -30,34 +29,36 @@ const WARMUP_COUPON = str('WARMUP_COUPON_ID', '');
 const WARMUP_S = WARMUP_COUPON ? seconds(str('WARMUP', '0s')) : 0;
 const WARMUP_RATE = int('WARMUP_RATE', 200);
 
-// The ramp in one-second slices, a scenario each: a slice's users start together and each sleeps
-// to a random moment of its second. Starting all of the ramp's users at once cost k6 a core for
-// the first second, and the joins of that second waited for it; an arrival-rate executor spreads
-// the starts too, but drops arrivals (users) whenever k6 falls behind on a busy host.
+// The ramp in one-second slices: a user of slice i arrives at a random moment of second i. Each VU
+// carries USERS_PER_VU users at once (asynchronous requests and timers): a VU per user cost k6 a
+// JavaScript runtime, a connection and a goroutine stack per user, more than a core of the two
+// in the spike, taken from the room it measures (docs/decisions/0033). An arrival-rate executor
+// would drop arrivals (users) whenever k6 falls behind on a busy host.
 const SLICES = Math.max(1, Math.ceil(RAMP_S));
 const SLICE_S = RAMP_S / SLICES;
-const sliceStart = (i) => Math.floor((USERS * i) / SLICES);
-const scenarios = {};
-for (let i = 0; i < SLICES; i++) {
-  const vus = sliceStart(i + 1) - sliceStart(i);
-  if (vus === 0) continue;
-  scenarios[`waiting-room-${i}`] = {
+const USERS_PER_VU = Math.max(1, int('USERS_PER_VU', 50));
+const vusFor = (users) => Math.max(1, Math.ceil(users / USERS_PER_VU));
+const VUS = vusFor(USERS);
+const WARMUP_USERS = Math.round(WARMUP_S * WARMUP_RATE);
+const WARMUP_VUS = vusFor(WARMUP_USERS);
+const scenarios = {
+  'waiting-room': {
     executor: 'per-vu-iterations',
-    vus,
+    vus: VUS,
     iterations: 1,
     maxDuration: str('MAX_DURATION', '15m'),
     gracefulStop: str('GRACEFUL_STOP', '60s'),
-    exec: 'visitOne',
-    env: { SLICE: String(i) },
+    exec: 'visitSome',
     // after the warm-up's last visits have ended
-    startTime: `${(WARMUP_S > 0 ? WARMUP_S + 5 : 0) + i * SLICE_S}s`,
-  };
-}
-if (WARMUP_S > 0) {
+    startTime: `${WARMUP_S > 0 ? WARMUP_S + 5 : 0}s`,
+  },
+};
+if (WARMUP_USERS > 0) {
   scenarios['warm-up'] = {
-    executor: 'constant-arrival-rate', rate: WARMUP_RATE, timeUnit: '1s', duration: `${WARMUP_S}s`,
-    preAllocatedVUs: Math.min(200, WARMUP_RATE), maxVUs: Math.max(200, WARMUP_RATE), exec: 'warmUp',
-    gracefulStop: '5s',
+    executor: 'per-vu-iterations', vus: WARMUP_VUS, iterations: 1, exec: 'warmUp',
+    // overlapping the spike's window, so that k6 gives the spike VUs of its own: a keep-alive
+    // connection the server closed while idle would end a reused VU's first POST in an EOF
+    maxDuration: `${WARMUP_S + 10}s`, gracefulStop: '5s',
   };
 }
 
@@ -65,6 +66,9 @@ http.setResponseCallback(http.expectedStatuses(...EXPECTED_STATUSES));
 
 export const options = {
   scenarios,
+  // a VU's users keep their keep-alive connections between their calls (k6 keeps BATCH_PER_HOST idle)
+  batch: USERS_PER_VU,
+  batchPerHost: USERS_PER_VU,
   thresholds: {
     ...baseThresholds(),
     wr_unexpected: ['rate==0'],
@@ -85,39 +89,42 @@ export function setup() {
   if (BUDGET > 0 || MODE) {
     putZone(common.couponId, { budgetPerMinute: BUDGET > 0 ? BUDGET : null, mode: MODE || null });
   }
-  // Every warm-up visit goes on to issue, so that the API and the brokers warm up with the room.
-  if (WARMUP_S > 0) putZone(WARMUP_COUPON, { mode: 'off' });
+  // The warm-up's zone queues every user until its next step (the same calls as the spike's, the
+  // entry token checked by the API) and lets in twice its arrivals, so that nobody waits longer.
+  if (WARMUP_USERS > 0) putZone(WARMUP_COUPON, { mode: 'on', budgetPerMinute: WARMUP_RATE * 120 });
 }
 
-export function visitOne() {
-  if (SLICE_S > 0) sleep(Math.random() * SLICE_S);
-  const user = userId(sliceStart(parseInt(__ENV.SLICE, 10)) + exec.scenario.iterationInTest);
-  visit(user, userToken(user, common.jwtSecret, common.tokenTtl), {
-    maxWaitMs: MAX_WAIT_S * 1000,
-    shedRetries: SHED_RETRIES,
+// This VU's users of [0, count): every VUS-th from its iteration, each started at arrivalMs(u).
+async function carry(count, vus, arrivalMs, visitUser) {
+  const visits = [];
+  for (let u = exec.scenario.iterationInTest; u < count; u += vus) {
+    visits.push(pause(arrivalMs(u)).then(() => visitUser(u)));
+  }
+  await Promise.all(visits);
+}
+
+export async function visitSome() {
+  await carry(USERS, VUS, (u) => (Math.floor((u * SLICES) / USERS) + Math.random()) * SLICE_S * 1000, (u) => {
+    const user = userId(u);
+    return visit(user, userToken(user, common.jwtSecret, common.tokenTtl), {
+      maxWaitMs: MAX_WAIT_S * 1000,
+      shedRetries: SHED_RETRIES,
+    });
   });
 }
 
-// One warm-up visit on the other coupon: plain requests, outside every metric the run is judged by.
-export function warmUp() {
-  const user = `warm-up-${exec.scenario.iterationInTest}`;
-  const token = userToken(user, common.jwtSecret, common.tokenTtl);
-  // Connection: close: k6 hands the warm-up's VUs to the spike afterwards, and a keep-alive
-  // connection left idle past the server's timeout is closed as the spike's POST reuses it (EOF)
-  const params = { headers: { Authorization: `Bearer ${token}`, Connection: 'close' }, tags: { name: 'warm-up' },
-    timeout: '10s' };
-  const entries = `${WR_URL}/api/v1/waiting-room/coupons/${WARMUP_COUPON}/entries`;
-  http.post(entries, null, params);
-  const res = http.get(`${entries}/me`, params);
-  let entryToken;
-  try { entryToken = res.status === 200 ? res.json('entryToken') : undefined; } catch (_) { entryToken = undefined; }
-  if (entryToken) {
-    http.post(`${common.baseUrl}/api/v1/coupons/${WARMUP_COUPON}/issuances`, null, {
-      headers: { Authorization: `Bearer ${token}`, 'Coupon-Entry-Token': entryToken, Connection: 'close' },
-      tags: { name: 'warm-up' },
-      timeout: '10s',
+// The warm-up: WARMUP_RATE fresh users a second, each a whole visit on the other coupon, whose zone
+// queues them to its next step as the spike's does, outside every metric the run is judged by.
+export async function warmUp() {
+  await carry(WARMUP_USERS, WARMUP_VUS, (u) => ((u + Math.random()) * 1000) / WARMUP_RATE, (u) => {
+    const user = `warm-up-${u}`;
+    return visit(user, userToken(user, common.jwtSecret, common.tokenTtl), {
+      maxWaitMs: 30000,
+      shedRetries: SHED_RETRIES,
+      coupon: WARMUP_COUPON,
+      quiet: true,
     });
-  }
+  });
 }
 
 function stat(data, name, key) {

@@ -12,7 +12,7 @@
 #      budget in at once). Each user joins the queue, sees their place and wait, polls as told and
 #      issues once with its entry token when admitted; those still waiting at the sell-out learn it
 #      at their next poll. A warm-up of fresh users through the room on a coupon of its own comes
-#      first (WR_WARMUP 30 s at WR_WARMUP_RATE 500 a second), so that the spike meets compiled code.
+#      first (WR_WARMUP 60 s at WR_WARMUP_RATE 250 a second), so that the spike meets compiled code.
 #      WAITING_ROOM=0 sends the spike straight at the issuance API instead (loadtests/spike.js, VUS
 #      virtual users, RAMP 5 s): its admission bound answers 503 with Retry-After beyond what it takes.
 #   6. waits for the consumer to drain, verifies the invariants in MariaDB, Redis and Kafka,
@@ -28,7 +28,7 @@
 # Prometheus + k6 remote write) PORT_OFFSET / RUN_DIR (run beside another harness). Waiting room:
 # WAITING_ROOM (1), WR_BUDGET (6000 users a minute), WR_SUB_WINDOW (2s), WR_MODE (on; auto lets a
 # minute's budget in before it queues), MAX_WAIT (5m), WR_ETA_P90_MAX (0.20: the ETA error p90
-# judged), WR_WARMUP (30s; 0 for none), WR_WARMUP_RATE (500). Direct spike: VUS (10000),
+# judged), WR_WARMUP (60s; 0 for none), WR_WARMUP_RATE (250). Direct spike: VUS (10000),
 # RETRY_FRACTION (0.05), POLL_INTERVAL (1s, 0 = no status polling), P95_MS (1500) P99_MS (3000).
 # K6_LOCK (a file: k6 runs under flock on it).
 set -euo pipefail
@@ -48,7 +48,7 @@ WAITING_ROOM=${WAITING_ROOM:-1}
 WR_BUDGET=${WR_BUDGET:-6000}
 WR_SUB_WINDOW=${WR_SUB_WINDOW:-2s}
 WR_MODE=${WR_MODE:-on}
-WR_WARMUP=${WR_WARMUP:-30s}
+WR_WARMUP=${WR_WARMUP:-60s}
 if [ "$WAITING_ROOM" = 1 ]; then
   VUS=$USERS
   RAMP=${RAMP:-10s}
@@ -130,7 +130,8 @@ if [ "$WAITING_ROOM" = 1 ] && [ "$WR_WARMUP" != 0 ] && [ "$WR_WARMUP" != 0s ]; t
   # an event meets a room that has been up for a while, not one started a minute before. 15,000
   # visits bring the hot methods to C2; 4,000 left them profiled in C1, and the spike's compilations
   # then doubled the room's CPU a request during the spike (in one pair of runs, join p95 97 ms
-  # against 24 ms).
+  # against 24 ms). At 500 a second the stack it has just started (brokers and API still compiling)
+  # was saturated through the warm-up and still busy when the spike came; at 250 it is idle by then.
   WARMUP_COUPON_ID=$((COUPON_ID + 1))
   local/verify.sh register --coupon "$WARMUP_COUPON_ID" --quantity 100000 --wait-ready 0
 fi
@@ -144,7 +145,7 @@ if [ "$WAITING_ROOM" = 1 ]; then
   say "spike through the waiting room: $USERS users arriving within $RAMP, zone $WR_MODE, budget $WR_BUDGET/min in $WR_SUB_WINDOW steps"
   BASE_URL="http://127.0.0.1:$((8080 + PORT_OFFSET))" WR_URL="http://127.0.0.1:$((8070 + PORT_OFFSET))" \
     COUPON_ID="$COUPON_ID" USERS="$USERS" RAMP="$RAMP" WR_MODE="$WR_MODE" SUMMARY_PATH="$OUT_DIR/k6-summary.json" \
-    WARMUP_COUPON_ID="$WARMUP_COUPON_ID" WARMUP="$WR_WARMUP" WARMUP_RATE="${WR_WARMUP_RATE:-500}" \
+    WARMUP_COUPON_ID="$WARMUP_COUPON_ID" WARMUP="$WR_WARMUP" WARMUP_RATE="${WR_WARMUP_RATE:-250}" \
     "${lock[@]}" loadtests/run.sh waiting-room.js --console-output "$OUT_DIR/journeys.log" || k6_rc=$?
 else
   say "spike: $USERS users on $VUS VUs arriving within $RAMP, then polling their status until ISSUED"

@@ -1,9 +1,10 @@
 // The waiting-room client: join, poll as told, enter with the entry token. Each call feeds the
 // wr_* metrics; each user's journey ends in one console line `WR_JOURNEY {json}` that the verifier
 // reads (local/verifier/waiting_room.py): order, ETA accuracy, sold-out propagation.
+// Every call is asynchronous (http.asyncRequest, timers), so that one VU carries many users at once.
 import http from 'k6/http';
 import exec from 'k6/execution';
-import { sleep } from 'k6';
+import { setTimeout } from 'k6/timers';
 import { Counter, Rate, Trend } from 'k6/metrics';
 import { common, str } from './config.js';
 import { metrics as issuance } from './api.js';
@@ -25,19 +26,32 @@ export const wr = {
   unexpected: new Rate('wr_unexpected'),
 };
 
+// The warm-up's visits make the same calls outside every metric the run is judged by.
+const unrecorded = { add() {} };
+const QUIET = {
+  wr: Object.fromEntries(Object.keys(wr).map((k) => [k, unrecorded])),
+  issuance: Object.fromEntries(Object.keys(issuance).map((k) => [k, unrecorded])),
+};
+const RECORDED = { wr, issuance };
+
 const LOG_VUS = parseInt(__ENV.LOG_VUS || '20', 10);
+// a VU carries many users: a few lines each from the first LOG_VUS VUs say enough
+const LOG_PER_VU = 5;
+let logged = 0;
+
+export const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function warn(what, res) {
-  if (exec.vu.idInTest <= LOG_VUS) {
+  if (exec.vu.idInTest <= LOG_VUS && logged++ < LOG_PER_VU) {
     console.warn(`unexpected ${what}: status=${res.status} ${res.body ? String(res.body).slice(0, 200) : res.error}`);
   }
 }
 
 // allowGone: a 404 NOT_IN_QUEUE is an expected answer (a user whose admission ended, or who was purged).
-function entryCall(method, path, token, name, allowGone = false) {
+async function entryCall(method, path, token, name, { allowGone = false, coupon = common.couponId, m = RECORDED } = {}) {
   const params = { headers: { Authorization: `Bearer ${token}` }, tags: { name }, timeout: common.requestTimeout };
-  const url = `${WR_URL}/api/v1/waiting-room/coupons/${common.couponId}${path}`;
-  const res = method === 'POST' ? http.post(url, null, params) : http.get(url, params);
+  const url = `${WR_URL}/api/v1/waiting-room/coupons/${coupon}${path}`;
+  const res = await http.asyncRequest(method, url, null, params);
   let body;
   if (res.status === 200) {
     try { body = res.json(); } catch (_) { body = undefined; }
@@ -46,22 +60,26 @@ function entryCall(method, path, token, name, allowGone = false) {
   // no check(): its tagged sample per call costs k6 CPU taken from the room on a shared host;
   // wr_unexpected says the same
   const ok = gone || (body !== undefined && typeof body.state === 'string');
-  wr.unexpected.add(!ok);
+  m.wr.unexpected.add(!ok);
   if (!ok) warn(name, res);
   return { res, body };
 }
 
-export function join(token) {
-  const r = entryCall('POST', '/entries', token, 'wr-join');
-  wr.join.add(r.res.timings.duration);
-  wr.joined.add(1);
+// options: coupon (COUPON_ID), quiet (no metrics)
+export async function join(token, { coupon, quiet = false } = {}) {
+  const m = quiet ? QUIET : RECORDED;
+  const r = await entryCall('POST', '/entries', token, 'wr-join', { coupon, m });
+  m.wr.join.add(r.res.timings.duration);
+  m.wr.joined.add(1);
   return r.body;
 }
 
-export function poll(token, { allowGone = false } = {}) {
-  const r = entryCall('GET', '/entries/me', token, 'wr-poll', allowGone);
-  wr.poll.add(r.res.timings.duration);
-  wr.polls.add(1);
+// options: allowGone (a 404 NOT_IN_QUEUE is an answer), coupon, quiet
+export async function poll(token, { allowGone = false, coupon, quiet = false } = {}) {
+  const m = quiet ? QUIET : RECORDED;
+  const r = await entryCall('GET', '/entries/me', token, 'wr-poll', { allowGone, coupon, m });
+  m.wr.poll.add(r.res.timings.duration);
+  m.wr.polls.add(1);
   return r.body;
 }
 
@@ -71,8 +89,9 @@ function code(res) {
 
 // POST …/issuances with the entry token; 503 is retried after Retry-After. Returns the outcome:
 // accepted | duplicate | sold_out | entry_refused | shed | unexpected.
-export function issueWithEntry(user, token, entryToken, retries) {
-  const url = `${common.baseUrl}/api/v1/coupons/${common.couponId}/issuances`;
+export async function issueWithEntry(user, token, entryToken, retries, { coupon = common.couponId, quiet = false } = {}) {
+  const { wr: w, issuance: im } = quiet ? QUIET : RECORDED;
+  const url = `${common.baseUrl}/api/v1/coupons/${coupon}/issuances`;
   const params = {
     headers: { Authorization: `Bearer ${token}`, [ENTRY_HEADER]: entryToken },
     tags: { name: 'issue' },
@@ -80,11 +99,11 @@ export function issueWithEntry(user, token, entryToken, retries) {
   };
   let outcome = 'shed';
   for (let attempt = 0; outcome === 'shed' && attempt <= retries; attempt++) {
-    if (attempt > 0) sleep(1);
-    const res = http.post(url, null, params);
-    issuance.requests.add(1);
-    issuance.duration.add(res.timings.duration);
-    if (res.status === 0) issuance.timedOut.add(1);
+    if (attempt > 0) await pause(1000);
+    const res = await http.asyncRequest('POST', url, null, params);
+    im.requests.add(1);
+    im.duration.add(res.timings.duration);
+    if (res.status === 0) im.timedOut.add(1);
     outcome = 'unexpected';
     if (res.status === 202) {
       let st;
@@ -100,39 +119,42 @@ export function issueWithEntry(user, token, entryToken, retries) {
       outcome = 'shed';
     }
     switch (outcome) {
-      case 'accepted': issuance.accepted.add(1); break;
-      case 'duplicate': issuance.duplicate.add(1); break;
-      case 'sold_out': issuance.soldOut.add(1); break;
-      case 'shed': issuance.shed.add(1); break;
-      case 'entry_refused': wr.entryRefused.add(1); break;
+      case 'accepted': im.accepted.add(1); break;
+      case 'duplicate': im.duplicate.add(1); break;
+      case 'sold_out': im.soldOut.add(1); break;
+      case 'shed': im.shed.add(1); break;
+      case 'entry_refused': w.entryRefused.add(1); break;
       default: break;
     }
     const ok = outcome !== 'unexpected' && outcome !== 'entry_refused';
-    issuance.unexpected.add(!ok && outcome !== 'shed');
+    im.unexpected.add(!ok && outcome !== 'shed');
     if (!ok && outcome !== 'shed') warn('issue', res);
   }
-  issuance.gaveUp.add(outcome === 'shed' ? 1 : 0);
-  if (outcome !== 'shed' && outcome !== 'unexpected') issuance.requesters.add(1);
+  im.gaveUp.add(outcome === 'shed' ? 1 : 0);
+  if (outcome !== 'shed' && outcome !== 'unexpected') im.requesters.add(1);
   return outcome;
 }
 
 // One user's whole visit: arrive, join, poll as told until admitted / sold out / closed (or
-// maxWaitMs), enter once when admitted. Returns the journey the verifier reads.
-export function visit(user, token, { maxWaitMs, shedRetries }) {
+// maxWaitMs), enter once when admitted. Returns the journey the verifier reads, and prints it
+// unless quiet (then no metric either); coupon defaults to COUPON_ID.
+export async function visit(user, token, { maxWaitMs, shedRetries, coupon, quiet = false }) {
+  const opts = { coupon, quiet };
+  const w = quiet ? QUIET.wr : wr;
   const j = { user, sentAt: Date.now() };
-  let e = join(token);
+  let e = await join(token, opts);
   j.joinedAt = Date.now();
-  wr.answer.add(j.joinedAt - j.sentAt);
+  w.answer.add(j.joinedAt - j.sentAt);
   if (!e) { j.end = 'error'; return j; }
   j.joinState = e.state;
   j.position = e.position || 0;
   j.etaS = e.etaSeconds === undefined ? null : e.etaSeconds;
   j.polls = 0;
-  if (e.state === 'QUEUED' || e.state === 'PAUSED') wr.queued.add(1);
+  if (e.state === 'QUEUED' || e.state === 'PAUSED') w.queued.add(1);
   while ((e.state === 'QUEUED' || e.state === 'PAUSED') && Date.now() - j.sentAt < maxWaitMs) {
     j.lastPollAfterMs = e.pollAfterMs;
-    sleep(Math.max(e.pollAfterMs, 50) / 1000);
-    const next = poll(token);
+    await pause(Math.max(e.pollAfterMs, 50));
+    const next = await poll(token, opts);
     j.polls += 1;
     if (!next) continue; // counted as unexpected; poll again after the same pause
     e = next;
@@ -140,16 +162,16 @@ export function visit(user, token, { maxWaitMs, shedRetries }) {
   j.state = e.state;
   j.endedAt = Date.now();
   if (e.state === 'ADMITTED') {
-    wr.admitted.add(1);
+    w.admitted.add(1);
     j.admittedAt = Date.parse(e.admittedAt);
     j.admittedSeenAt = j.endedAt;
-    j.issue = issueWithEntry(user, token, e.entryToken, shedRetries);
+    j.issue = await issueWithEntry(user, token, e.entryToken, shedRetries, opts);
     j.issuedAt = Date.now();
   } else if (e.state === 'SOLD_OUT') {
-    wr.soldOut.add(1);
+    w.soldOut.add(1);
     j.soldOutAt = j.endedAt;
   }
   j.end = j.issue || e.state;
-  console.log(`WR_JOURNEY ${JSON.stringify(j)}`);
+  if (!quiet) console.log(`WR_JOURNEY ${JSON.stringify(j)}`);
   return j;
 }
