@@ -33,7 +33,7 @@ class WaitingRoom {
 	 */
 	static final long STEP_MARGIN_MS = 100;
 
-	static final long MAX_STEP_SPREAD_MS = 500;
+	static final long MAX_STEP_SPREAD_MS = 1_500;
 
 	private final Zones zones;
 
@@ -134,12 +134,14 @@ class WaitingRoom {
 	/**
 	 * When to poll next: halfway through the estimated wait (at most 30 s), but never
 	 * before the next admission step, since nothing but a sell-out can change in between.
-	 * A user let in at the next step polls just after it, spread by user over up to half
-	 * a second, so that a step's users do not all ask (and then issue) in the same few
-	 * milliseconds. The estimate counts down on the client in between, so a longer
-	 * interval loses nothing but sold-out news, which waits at most one interval. A
-	 * queue's poll load therefore grows with the logarithm of its estimated wait, not
-	 * with its length, and the 30 s cap keeps every user well inside purge-after.
+	 * A user let in at the next step polls after it, spread by user over three quarters
+	 * of a sub-window (at most 1.5 s), so that the step's users ask, and then issue, as
+	 * an even flow rather than a burst: the issuance core takes a step's users at the
+	 * rate of the budget, not four times it. The estimate counts down on the client in
+	 * between, so a longer interval loses nothing but sold-out news, which waits at most
+	 * one interval. A queue's poll load therefore grows with the logarithm of its
+	 * estimated wait, not with its length, and the 30 s cap keeps every user well inside
+	 * purge-after.
 	 * @param etaMs the estimated wait: the time to the next step plus a sub-window per
 	 * quota ahead
 	 * @param windowMs the zone's sub-window
@@ -148,7 +150,7 @@ class WaitingRoom {
 	static long pollAfter(long etaMs, long windowMs, String user) {
 		long toStep = (etaMs - 1) % windowMs + 1;
 		if (etaMs <= toStep) {
-			long spread = Math.max(1, Math.min(windowMs / 4, MAX_STEP_SPREAD_MS));
+			long spread = Math.max(1, Math.min(windowMs * 3 / 4, MAX_STEP_SPREAD_MS));
 			return etaMs + STEP_MARGIN_MS + Math.floorMod(user.hashCode(), spread);
 		}
 		return Math.max(toStep + STEP_MARGIN_MS, Math.min(MAX_POLL_AFTER_MS, etaMs / 2));

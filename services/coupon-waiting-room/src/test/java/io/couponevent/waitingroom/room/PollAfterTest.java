@@ -11,7 +11,7 @@ class PollAfterTest {
 
 	private static final long W = 2_000;
 
-	/** A user whose hash falls at the start of every spread (at most 500 ms wide). */
+	/** A user whose hash falls at the start of every spread (at most 1.5 s wide). */
 	private static final String USER = userAtTheStartOfTheSpread();
 
 	private static String userAtTheStartOfTheSpread() {
@@ -31,17 +31,21 @@ class PollAfterTest {
 	}
 
 	@Test
-	void aStepsUsersAreSpreadOverHalfASecond() {
+	void aStepsUsersAreSpreadOverThreeQuartersOfTheSubWindow() {
 		Set<Long> at = new HashSet<>();
 		for (int i = 0; i < 2_000; i++) {
 			long after = WaitingRoom.pollAfter(1_000, W, "user-" + i);
 			assertThat(after).isBetween(1_100L, 1_100L + WaitingRoom.MAX_STEP_SPREAD_MS - 1);
 			at.add(after);
 		}
-		assertThat(at).hasSizeGreaterThan(400);
-		// a short sub-window spreads over a quarter of it
+		assertThat(at).hasSizeGreaterThan(1_000);
+		// a short sub-window spreads over three quarters of it
 		for (int i = 0; i < 200; i++) {
-			assertThat(WaitingRoom.pollAfter(100, 200, "user-" + i)).isBetween(200L, 249L);
+			assertThat(WaitingRoom.pollAfter(100, 200, "user-" + i)).isBetween(200L, 349L);
+		}
+		// a long one over 1.5 s at most
+		for (int i = 0; i < 200; i++) {
+			assertThat(WaitingRoom.pollAfter(1_000, 6_000, "user-" + i)).isBetween(1_100L, 2_599L);
 		}
 	}
 
