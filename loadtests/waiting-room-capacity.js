@@ -57,7 +57,7 @@ export function setup() {
 
 export async function joinOne() {
   const user = userId(parseInt(__ENV.FROM, 10) + exec.scenario.iterationInTest);
-  await join(userToken(user, common.jwtSecret, common.tokenTtl));
+  await join(user, userToken(user, common.jwtSecret, common.tokenTtl));
 }
 
 export async function pollOne() {

@@ -11,6 +11,11 @@ import { metrics as issuance } from './api.js';
 
 export const WR_URL = str('WR_URL', 'http://127.0.0.1:8070').replace(/\/+$/, '');
 const ENTRY_HEADER = 'Coupon-Entry-Token';
+// Both POSTs are idempotent by the contract (a second join keeps the user's place, a second issuance
+// is a 409), and this header says so to Go's HTTP client: a request written to a kept-alive
+// connection that the server closed as idle at that moment is then sent again instead of ending in
+// an EOF. The servers ignore it.
+const IDEMPOTENT = 'Idempotency-Key';
 
 export const wr = {
   join: new Trend('wr_join_duration', true),
@@ -48,8 +53,10 @@ function warn(what, res) {
 }
 
 // allowGone: a 404 NOT_IN_QUEUE is an expected answer (a user whose admission ended, or who was purged).
-async function entryCall(method, path, token, name, { allowGone = false, coupon = common.couponId, m = RECORDED } = {}) {
-  const params = { headers: { Authorization: `Bearer ${token}` }, tags: { name }, timeout: common.requestTimeout };
+async function entryCall(method, path, token, name, { allowGone = false, coupon = common.couponId, m = RECORDED, key } = {}) {
+  const headers = { Authorization: `Bearer ${token}` };
+  if (key) headers[IDEMPOTENT] = key;
+  const params = { headers, tags: { name }, timeout: common.requestTimeout };
   const url = `${WR_URL}/api/v1/waiting-room/coupons/${coupon}${path}`;
   const res = await http.asyncRequest(method, url, null, params);
   let body;
@@ -66,9 +73,9 @@ async function entryCall(method, path, token, name, { allowGone = false, coupon 
 }
 
 // options: coupon (COUPON_ID), quiet (no metrics)
-export async function join(token, { coupon, quiet = false } = {}) {
+export async function join(user, token, { coupon = common.couponId, quiet = false } = {}) {
   const m = quiet ? QUIET : RECORDED;
-  const r = await entryCall('POST', '/entries', token, 'wr-join', { coupon, m });
+  const r = await entryCall('POST', '/entries', token, 'wr-join', { coupon, m, key: `join:${coupon}:${user}` });
   m.wr.join.add(r.res.timings.duration);
   m.wr.joined.add(1);
   return r.body;
@@ -93,7 +100,7 @@ export async function issueWithEntry(user, token, entryToken, retries, { coupon 
   const { wr: w, issuance: im } = quiet ? QUIET : RECORDED;
   const url = `${common.baseUrl}/api/v1/coupons/${coupon}/issuances`;
   const params = {
-    headers: { Authorization: `Bearer ${token}`, [ENTRY_HEADER]: entryToken },
+    headers: { Authorization: `Bearer ${token}`, [ENTRY_HEADER]: entryToken, [IDEMPOTENT]: `issue:${coupon}:${user}` },
     tags: { name: 'issue' },
     timeout: common.requestTimeout,
   };
@@ -142,7 +149,7 @@ export async function visit(user, token, { maxWaitMs, shedRetries, coupon, quiet
   const opts = { coupon, quiet };
   const w = quiet ? QUIET.wr : wr;
   const j = { user, sentAt: Date.now() };
-  let e = await join(token, opts);
+  let e = await join(user, token, opts);
   j.joinedAt = Date.now();
   w.answer.add(j.joinedAt - j.sentAt);
   if (!e) { j.end = 'error'; return j; }
