@@ -94,36 +94,34 @@ export function setup() {
   if (WARMUP_USERS > 0) putZone(WARMUP_COUPON, { mode: 'on', budgetPerMinute: WARMUP_RATE * 120 });
 }
 
-// This VU's users of [0, count): every VUS-th from its iteration, each started at arrivalMs(u).
-async function carry(count, vus, arrivalMs, visitUser) {
+// This VU's users of [0, count): every VUS-th from its iteration, user u (named name(u)) starting
+// a whole visit at arrivalMs(u).
+async function carry(count, vus, arrivalMs, name, options) {
   const visits = [];
   for (let u = exec.scenario.iterationInTest; u < count; u += vus) {
-    visits.push(pause(arrivalMs(u)).then(() => visitUser(u)));
+    visits.push(pause(arrivalMs(u)).then(() => {
+      const user = name(u);
+      return visit(user, userToken(user, common.jwtSecret, common.tokenTtl), options);
+    }));
   }
   await Promise.all(visits);
 }
 
 export async function visitSome() {
-  await carry(USERS, VUS, (u) => (Math.floor((u * SLICES) / USERS) + Math.random()) * SLICE_S * 1000, (u) => {
-    const user = userId(u);
-    return visit(user, userToken(user, common.jwtSecret, common.tokenTtl), {
-      maxWaitMs: MAX_WAIT_S * 1000,
-      shedRetries: SHED_RETRIES,
-    });
+  await carry(USERS, VUS, (u) => (Math.floor((u * SLICES) / USERS) + Math.random()) * SLICE_S * 1000, userId, {
+    maxWaitMs: MAX_WAIT_S * 1000,
+    shedRetries: SHED_RETRIES,
   });
 }
 
 // The warm-up: WARMUP_RATE fresh users a second, each a whole visit on the other coupon, whose zone
 // queues them to its next step as the spike's does, outside every metric the run is judged by.
 export async function warmUp() {
-  await carry(WARMUP_USERS, WARMUP_VUS, (u) => ((u + Math.random()) * 1000) / WARMUP_RATE, (u) => {
-    const user = `warm-up-${u}`;
-    return visit(user, userToken(user, common.jwtSecret, common.tokenTtl), {
-      maxWaitMs: 30000,
-      shedRetries: SHED_RETRIES,
-      coupon: WARMUP_COUPON,
-      quiet: true,
-    });
+  await carry(WARMUP_USERS, WARMUP_VUS, (u) => ((u + Math.random()) * 1000) / WARMUP_RATE, (u) => `warm-up-${u}`, {
+    maxWaitMs: 30000,
+    shedRetries: SHED_RETRIES,
+    coupon: WARMUP_COUPON,
+    quiet: true,
   });
 }
 

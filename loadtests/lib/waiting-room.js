@@ -38,6 +38,7 @@ const QUIET = {
   issuance: Object.fromEntries(Object.keys(issuance).map((k) => [k, unrecorded])),
 };
 const RECORDED = { wr, issuance };
+const meters = (quiet) => (quiet ? QUIET : RECORDED);
 
 const LOG_VUS = parseInt(__ENV.LOG_VUS || '20', 10);
 // a VU carries many users: a few lines each from the first LOG_VUS VUs say enough
@@ -74,7 +75,7 @@ async function entryCall(method, path, token, name, { allowGone = false, coupon 
 
 // options: coupon (COUPON_ID), quiet (no metrics)
 export async function join(user, token, { coupon = common.couponId, quiet = false } = {}) {
-  const m = quiet ? QUIET : RECORDED;
+  const m = meters(quiet);
   const r = await entryCall('POST', '/entries', token, 'wr-join', { coupon, m, key: `join:${coupon}:${user}` });
   m.wr.join.add(r.res.timings.duration);
   m.wr.joined.add(1);
@@ -83,7 +84,7 @@ export async function join(user, token, { coupon = common.couponId, quiet = fals
 
 // options: allowGone (a 404 NOT_IN_QUEUE is an answer), coupon, quiet
 export async function poll(token, { allowGone = false, coupon, quiet = false } = {}) {
-  const m = quiet ? QUIET : RECORDED;
+  const m = meters(quiet);
   const r = await entryCall('GET', '/entries/me', token, 'wr-poll', { allowGone, coupon, m });
   m.wr.poll.add(r.res.timings.duration);
   m.wr.polls.add(1);
@@ -97,7 +98,7 @@ function code(res) {
 // POST …/issuances with the entry token; 503 is retried after Retry-After. Returns the outcome:
 // accepted | duplicate | sold_out | entry_refused | shed | unexpected.
 export async function issueWithEntry(user, token, entryToken, retries, { coupon = common.couponId, quiet = false } = {}) {
-  const { wr: w, issuance: im } = quiet ? QUIET : RECORDED;
+  const { wr: w, issuance: im } = meters(quiet);
   const url = `${common.baseUrl}/api/v1/coupons/${coupon}/issuances`;
   const params = {
     headers: { Authorization: `Bearer ${token}`, [ENTRY_HEADER]: entryToken, [IDEMPOTENT]: `issue:${coupon}:${user}` },
@@ -147,7 +148,7 @@ export async function issueWithEntry(user, token, entryToken, retries, { coupon 
 // unless quiet (then no metric either); coupon defaults to COUPON_ID.
 export async function visit(user, token, { maxWaitMs, shedRetries, coupon, quiet = false }) {
   const opts = { coupon, quiet };
-  const w = quiet ? QUIET.wr : wr;
+  const w = meters(quiet).wr;
   const j = { user, sentAt: Date.now() };
   let e = await join(user, token, opts);
   j.joinedAt = Date.now();
