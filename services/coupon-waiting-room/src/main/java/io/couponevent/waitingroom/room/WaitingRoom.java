@@ -137,11 +137,14 @@ class WaitingRoom {
 	 * A user let in at the next step polls after it, spread by user over three quarters
 	 * of a sub-window (at most 1.5 s), so that the step's users ask, and then issue, as
 	 * an even flow rather than a burst: the issuance core takes a step's users at the
-	 * rate of the budget, not four times it. The estimate counts down on the client in
-	 * between, so a longer interval loses nothing but sold-out news, which waits at most
-	 * one interval. A queue's poll load therefore grows with the logarithm of its
-	 * estimated wait, not with its length, and the 30 s cap keeps every user well inside
-	 * purge-after.
+	 * rate of the budget, not four times it. Everyone else is spread by user too: the
+	 * estimate moves in whole steps, so a step's worth of users share it, and halving it
+	 * at each poll packs their polls ever closer until they land together; a waiting user
+	 * polls within the same spread after the next step, or up to a quarter earlier than
+	 * halfway. The estimate counts down on the client in between, so a longer interval
+	 * loses nothing but sold-out news, which waits at most one interval. A queue's poll
+	 * load therefore grows with the logarithm of its estimated wait, not with its length,
+	 * and the 30 s cap keeps every user well inside purge-after.
 	 * @param etaMs the estimated wait: the time to the next step plus a sub-window per
 	 * quota ahead
 	 * @param windowMs the zone's sub-window
@@ -149,11 +152,15 @@ class WaitingRoom {
 	 */
 	static long pollAfter(long etaMs, long windowMs, String user) {
 		long toStep = (etaMs - 1) % windowMs + 1;
+		long spread = Math.max(1, Math.min(windowMs * 3 / 4, MAX_STEP_SPREAD_MS));
+		long offset = Math.floorMod(user.hashCode(), spread);
 		if (etaMs <= toStep) {
-			long spread = Math.max(1, Math.min(windowMs * 3 / 4, MAX_STEP_SPREAD_MS));
-			return etaMs + STEP_MARGIN_MS + Math.floorMod(user.hashCode(), spread);
+			return etaMs + STEP_MARGIN_MS + offset;
 		}
-		return Math.max(toStep + STEP_MARGIN_MS, Math.min(MAX_POLL_AFTER_MS, etaMs / 2));
+		// both stay before the user's own step, at least a sub-window after the next
+		long half = Math.min(MAX_POLL_AFTER_MS, etaMs / 2);
+		long early = offset % Math.max(1, Math.min(spread, half / 4));
+		return Math.max(toStep + STEP_MARGIN_MS + offset, half - early);
 	}
 
 	private static Long ceilSeconds(long ms) {

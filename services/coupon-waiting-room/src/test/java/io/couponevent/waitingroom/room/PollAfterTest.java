@@ -50,6 +50,27 @@ class PollAfterTest {
 	}
 
 	@Test
+	void usersWhoShareAnEstimateAreSpread() {
+		// A step's worth of users share an estimate; without a spread they would all poll
+		// at once. Each polls after the next step and before their own.
+		Set<Long> near = new HashSet<>();
+		Set<Long> far = new HashSet<>();
+		for (int i = 0; i < 2_000; i++) {
+			String user = "user-" + i;
+			// the next step in 0.5 s, the user's a sub-window later
+			long after = WaitingRoom.pollAfter(2_500, W, user);
+			assertThat(after).isBetween(600L, 2_499L);
+			near.add(after);
+			// 20 s back: a quarter earlier than halfway at most
+			after = WaitingRoom.pollAfter(20_000, W, user);
+			assertThat(after).isBetween(10_000L - WaitingRoom.MAX_STEP_SPREAD_MS + 1, 10_000L);
+			far.add(after);
+		}
+		assertThat(near).hasSizeGreaterThan(500);
+		assertThat(far).hasSizeGreaterThan(1_000);
+	}
+
+	@Test
 	void nobodyPollsBeforeTheNextStep() {
 		// 3.5 s: the next step in 1.5 s, the user's in 3.5 s; half the wait is 1.75 s
 		assertThat(WaitingRoom.pollAfter(3_500, W, USER)).isEqualTo(1_750);
@@ -74,14 +95,17 @@ class PollAfterTest {
 
 	@Test
 	void aQueueOfAnyLengthIsFollowedInLogarithmicallyManyPolls() {
-		for (long eta : new long[] { 10_000, 120_000, 3_600_000 }) {
-			long left = eta;
-			long polls = 0;
-			while (left > 0) {
-				left -= WaitingRoom.pollAfter(left, W, USER);
-				polls++;
+		for (String user : new String[] { USER, "user-1", "user-2", "user-3" }) {
+			for (long eta : new long[] { 10_000, 120_000, 3_600_000 }) {
+				long left = eta;
+				long polls = 0;
+				while (left > 0) {
+					left -= WaitingRoom.pollAfter(left, W, user);
+					polls++;
+				}
+				assertThat(polls).as("%s's polls over a wait of %d ms", user, eta)
+					.isLessThanOrEqualTo(eta / 30_000 + 8);
 			}
-			assertThat(polls).as("polls over a wait of %d ms", eta).isLessThanOrEqualTo(eta / 30_000 + 8);
 		}
 	}
 
