@@ -157,7 +157,8 @@ class WaitingRoom {
 		if (etaMs <= toStep) {
 			return etaMs + STEP_MARGIN_MS + offset;
 		}
-		// both stay before the user's own step, at least a sub-window after the next
+		// the user's own step is at least a sub-window after the next, so both stay
+		// before it
 		long half = Math.min(MAX_POLL_AFTER_MS, etaMs / 2);
 		long early = offset % Math.max(1, Math.min(spread, half / 4));
 		return Math.max(toStep + STEP_MARGIN_MS + offset, half - early);
