@@ -3,7 +3,8 @@
 #   1. installs what is missing (pinned apt packages, k6; the Kafka jars come with local/infra.sh)
 #   2. builds both services (make build)
 #   3. starts Redis Cluster (6 nodes), 3 Kafka brokers, MariaDB, then coupon-api, coupon-consumer and
-#      coupon-waiting-room
+#      coupon-waiting-room, each from an AOT cache of an earlier run of this build; the first demo
+#      after a build records one with a small event first (local/train.sh; SERVICES_AOT=0: none)
 #   4. registers a coupon through the admin API (QUANTITY coupons, opening now)
 #   5. meets a spike through the waiting room (loadtests/waiting-room.js): USERS distinct users, each
 #      with its own JWT, arrive within RAMP (10 s: 1,200 a second, twelve times the zone's budget of
@@ -30,7 +31,7 @@
 # minute's budget in before it queues), MAX_WAIT (5m), WR_ETA_P90_MAX (0.20: the ETA error p90
 # judged), WR_WARMUP (60s; 0 for none), WR_WARMUP_RATE (250). Direct spike: VUS (10000),
 # RETRY_FRACTION (0.05), POLL_INTERVAL (1s, 0 = no status polling), P95_MS (1500) P99_MS (3000).
-# K6_LOCK (a file: k6 runs under flock on it).
+# K6_LOCK (a file: k6 runs under flock on it). SERVICES_AOT (1: the services' AOT caches, trained once per build).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -59,6 +60,9 @@ OUT_DIR=${OUT_DIR:-$ROOT/build/demo}
 KEEP=${KEEP:-0}
 BUILD=${BUILD:-1}
 PROMETHEUS=${PROMETHEUS:-0}
+# The services start from AOT caches of a run of this build (local/services.sh, decision 0037); the
+# first demo after a build records one first (local/train.sh, about a minute). 0: plain JIT warm-up.
+export SERVICES_AOT=${SERVICES_AOT:-1}
 export P95_MS=${P95_MS:-1500} P99_MS=${P99_MS:-3000}
 
 step=0
@@ -110,9 +114,11 @@ if [ "$WAITING_ROOM" = 1 ]; then
   # 12,000 requests in flight at once hold a Tomcat processor and buffers each: more than 1 GiB
   export WAITING_ROOM_JAVA_OPTS="${WAITING_ROOM_JAVA_OPTS:--Xms2g -Xmx2g -XX:+UseParallelGC}"
   export WAITING_ROOM_ARGS="${WAITING_ROOM_ARGS:---coupon.waiting-room.defaults.budget-per-minute=$WR_BUDGET --coupon.waiting-room.defaults.sub-window=$WR_SUB_WINDOW --server.tomcat.max-connections=20000}"
+  [ "$SERVICES_AOT" = 1 ] && local/train.sh api consumer waiting-room
   local/services.sh up api consumer waiting-room
 else
   say "starting coupon-api and coupon-consumer (local/services.sh up)"
+  [ "$SERVICES_AOT" = 1 ] && local/train.sh api consumer
   local/services.sh up
 fi
 

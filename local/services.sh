@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs coupon-api and coupon-consumer as processes from their built jars against the local harness
 # (local/infra.sh must be up). Builds nothing: `cd services && ./mvnw -DskipTests package` first.
-# Usage: local/services.sh up|down|status|logs|kill [api|consumer|consumer-N|waiting-room]...
+# Usage: local/services.sh up|down|status|logs|kill|trained [api|consumer|consumer-N|waiting-room]...
 # waiting-room (coupon-waiting-room) starts only when named: ports 8070/8071 (+PORT_OFFSET), queue and
 # gate keys in the harness's Redis Cluster, the API at API_PORT; WAITING_ROOM_JAVA_OPTS, WAITING_ROOM_ARGS.
 # consumer-N (N 2-5) is an extra consumer process on ports 8090+2(N-1) (+1 management), in the same
@@ -9,7 +9,7 @@
 # Environment: PORT_OFFSET, RUN_DIR (as for infra.sh); JAVA_OPTS (both), API_JAVA_OPTS,
 # CONSUMER_JAVA_OPTS (heap and collector, added after it); API_ARGS, CONSUMER_ARGS (extra program arguments);
 # SERVICES_START_TIMEOUT (s, default 900: 754 s was seen on a starved 2-core VM); SERVICES_STOP_TIMEOUT (s, default 40);
-# SERVICES_EXTRACT (1: run the extracted layout, 0: the fat jar);
+# SERVICES_EXTRACT (1: run the extracted layout, 0: the fat jar); SERVICES_AOT (1: JDK 25 AOT caches, below);
 # LOCAL_DB_CONNECT_TIMEOUT_MS (default 30000); COUPON_ISSUANCE_MAX_IN_FLIGHT (default 64),
 # COUPON_ISSUANCE_ADMISSION_WAIT (10s), COUPON_ISSUANCE_RETRY_AFTER (2s).
 set -euo pipefail
@@ -88,6 +88,40 @@ svc_launch_jar() {
   echo "$dir/$(basename "$jar")"
 }
 
+# SERVICES_AOT=1 (make demo, make bench): each service starts from an AOT cache (JEP 483/515) of an
+# earlier run of the same build on this JDK: its classes loaded and linked, and the method profiles of
+# that run's workload, so the JIT compiles the hot paths at once instead of after thousands of calls.
+# A service without a cache records its run (AOTMode=record; the configuration is written when it
+# stops) and the next start assembles the cache from it. local/train.sh gives a first run that
+# workload. The files live beside the extracted jar, so a new build starts over (docs/decisions/0037).
+AOT_JDK=$(sed -n 's/^JAVA_RUNTIME_VERSION="\(.*\)"/\1/p' "$JAVA_HOME/release" 2>/dev/null)
+svc_aot_base() { echo "$(dirname "$2")/$1-jdk${AOT_JDK:-unknown}"; }
+# svc_aot_opts NAME JAR: the AOT options for this start (assembling the cache first when a recorded
+# configuration is waiting).
+svc_aot_opts() {
+  local name=$1 jar=$2 base
+  [ "${SERVICES_AOT:-0}" = 1 ] && [ "${SERVICES_EXTRACT:-1}" = 1 ] && [ "${JAVA_FEATURE:-17}" -ge 25 ] || return 0
+  base=$(svc_aot_base "$name" "$jar")
+  if [ ! -s "$base.aot" ] && [ -s "$base.aotconf" ]; then
+    log "$name: assembling its AOT cache from the recorded run"
+    if "$JAVA" -XX:AOTMode=create -XX:AOTConfiguration="$base.aotconf" -XX:AOTCache="$base.aot.tmp" -Xlog:aot=error \
+        -jar "$jar" >"$base.create.log" 2>&1; then
+      mv "$base.aot.tmp" "$base.aot"
+    else
+      log "$name: assembling the AOT cache failed (see $base.create.log); recording again"
+    fi
+    rm -f "$base.aotconf" "$base.aot.tmp"
+  fi
+  if [ -s "$base.aot" ]; then echo "-XX:AOTCache=$base.aot"
+  else echo "-XX:AOTMode=record -XX:AOTConfiguration=$base.aotconf"; fi
+}
+# svc_aot_ready NAME: true when NAME has an AOT cache (or a recorded run to assemble one from).
+svc_aot_ready() {
+  local jar base; jar=$(svc_jar "$1"); [ -n "$jar" ] || return 1
+  base=$(svc_aot_base "$1" "$RUN_DIR/app/$(svc_module "$1")/$(basename "$jar")")
+  [ -s "$base.aot" ] || [ -s "$base.aotconf" ]
+}
+
 readiness() { curl -s --max-time 2 "http://127.0.0.1:$(svc_mgmt_port "$1")/actuator/health/readiness" 2>/dev/null || true; }
 is_ready() { readiness "$1" | grep -q '"status":"UP"'; }
 
@@ -107,7 +141,8 @@ svc_start() {
       COUPON_ISSUANCE_MAX_IN_FLIGHT="$MAX_IN_FLIGHT" COUPON_ISSUANCE_ADMISSIONWAIT="$ADMISSION_WAIT" \
       COUPON_ISSUANCE_RETRYAFTER="$RETRY_AFTER" COUPON_ENTRY_SECRET="$ENTRY_SECRET" \
       COUPON_WAITINGROOM_APIURL="http://$HARNESS_HOST:$API_PORT" \
-      "$JAVA" $JAVA_OPTS $(svc_java_opts "$name") -Dlocal.harness.run-dir="$RUN_DIR" -jar "$jar" $(svc_args "$name")
+      "$JAVA" $JAVA_OPTS $(svc_java_opts "$name") $(svc_aot_opts "$name" "$jar") -Dlocal.harness.run-dir="$RUN_DIR" \
+      -jar "$jar" $(svc_args "$name")
   log "$name: started pid $(pid_of "$name") from ${jar#"$ROOT"/}, log $logf"
 }
 
@@ -175,6 +210,9 @@ cmd_kill() {
   done
 }
 
+# trained NAMES: exit 0 when every named service has its AOT cache or a recorded run for it.
+cmd_trained() { local n; for n in $(names "$@"); do svc_aot_ready "$n" || return 1; done; }
+
 cmd_logs() { local n; for n in $(names "$@"); do echo "==> $(svc_log "$n") <=="; tail -n "${LINES_SHOWN:-100}" "$(svc_log "$n")" 2>/dev/null; done; }
 
 cmd=${1:-}; shift || true
@@ -184,6 +222,7 @@ case "$cmd" in
   down) cmd_down "$@" ;;
   status) cmd_status "$@" ;;
   logs) cmd_logs "$@" ;;
+  trained) cmd_trained "$@" ;;
   kill) [ $# -gt 0 ] || die "usage: $0 kill api|consumer|consumer-N..."; cmd_kill "$@" ;;
   *) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac
