@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the pinned tools the project needs into .tools/ (git-ignored, cached between runs).
 # Idempotent: a tool whose pinned version is already present is skipped. Safe to run in parallel
-# (one flock per tool). Usage: scripts/tools.sh [all|go|apt|kafka|helm|helm-unittest|k6|etcd|kube-apiserver|kubectl|promtool]...
+# (one flock per tool). Usage: scripts/tools.sh [all|go|node|node-go|apt|kafka|helm|helm-unittest|k6|etcd|kube-apiserver|kubectl|promtool]...
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TOOLS="${TOOLS_DIR:-$ROOT/.tools}"
@@ -219,7 +219,8 @@ run_one() {
     keda) with_lock keda tool_keda ;;
     coredns) with_lock coredns tool_coredns ;;
     node-apt) with_lock apt tool_node_apt ;;
-    node) run_one node-apt; for t in etcd kube-apiserver kubectl helm k6 kube-controller-manager kube-scheduler kubelet kube-proxy coredns keda; do run_one "$t"; done ;;
+    node) run_one node-apt; for t in etcd kube-apiserver kubectl helm k6; do run_one "$t"; done; run_one node-go ;;
+    node-go) for t in kube-controller-manager kube-scheduler kubelet kube-proxy coredns keda; do run_one "$t"; done ;;
     go) for t in helm helm-unittest k6 etcd kube-apiserver kubectl; do run_one "$t"; done ;;
     all) run_one apt; run_one promtool; run_one kafka; run_one go ;;
     *) echo "unknown tool: $1" >&2; exit 2 ;;
