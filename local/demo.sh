@@ -61,7 +61,7 @@ KEEP=${KEEP:-0}
 BUILD=${BUILD:-1}
 PROMETHEUS=${PROMETHEUS:-0}
 # The services start from AOT caches of a run of this build (local/services.sh, decision 0037); the
-# first demo after a build records one first (local/train.sh, about a minute). 0: plain JIT warm-up.
+# first demo after a build records one first (local/train.sh, about two minutes). 0: plain JIT warm-up.
 export SERVICES_AOT=${SERVICES_AOT:-1}
 export P95_MS=${P95_MS:-1500} P99_MS=${P99_MS:-3000}
 

@@ -76,11 +76,14 @@ svc_jar() {
 # jib images run it. The fat jar's nested-jar class loader serialises class loading on one lock per
 # nested jar; on a starved 2-core VM request threads queued behind it for minutes (docs/decisions/0008).
 # Re-extracted when the built jar is newer. SERVICES_EXTRACT=0 runs the fat jar.
+svc_app_dir() { echo "$RUN_DIR/app/$(svc_module "$1")"; }
+# svc_extracted NAME JAR: true when NAME's extracted layout is that of JAR (not older).
+svc_extracted() { local dir; dir=$(svc_app_dir "$1"); [ -f "$dir/.extracted" ] && [ ! "$2" -nt "$dir/.extracted" ]; }
 svc_launch_jar() {
   local name=$1 jar=$2 dir
   [ "${SERVICES_EXTRACT:-1}" = 1 ] || { echo "$jar"; return 0; }
-  dir="$RUN_DIR/app/$(svc_module "$name")"
-  if [ ! -f "$dir/.extracted" ] || [ "$jar" -nt "$dir/.extracted" ]; then
+  dir=$(svc_app_dir "$name")
+  if ! svc_extracted "$name" "$jar"; then
     rm -rf "$dir"; mkdir -p "$(dirname "$dir")"
     "$JAVA" -Djarmode=tools -jar "$jar" extract --destination "$dir" >&2 || die "extracting $jar failed"
     touch "$dir/.extracted"
@@ -95,13 +98,13 @@ svc_launch_jar() {
 # stops) and the next start assembles the cache from it. local/train.sh gives a first run that
 # workload. The files live beside the extracted jar, so a new build starts over (docs/decisions/0037).
 AOT_JDK=$(sed -n 's/^JAVA_RUNTIME_VERSION="\(.*\)"/\1/p' "$JAVA_HOME/release" 2>/dev/null)
-svc_aot_base() { echo "$(dirname "$2")/$1-jdk${AOT_JDK:-unknown}"; }
+svc_aot_base() { echo "$(svc_app_dir "$1")/$1-jdk${AOT_JDK:-unknown}"; }
 # svc_aot_opts NAME JAR: the AOT options for this start (assembling the cache first when a recorded
 # configuration is waiting).
 svc_aot_opts() {
   local name=$1 jar=$2 base
   [ "${SERVICES_AOT:-0}" = 1 ] && [ "${SERVICES_EXTRACT:-1}" = 1 ] && [ "${JAVA_FEATURE:-17}" -ge 25 ] || return 0
-  base=$(svc_aot_base "$name" "$jar")
+  base=$(svc_aot_base "$name")
   if [ ! -s "$base.aot" ] && [ -s "$base.aotconf" ]; then
     log "$name: assembling its AOT cache from the recorded run"
     if "$JAVA" -XX:AOTMode=create -XX:AOTConfiguration="$base.aotconf" -XX:AOTCache="$base.aot.tmp" -Xlog:aot=error \
@@ -115,11 +118,11 @@ svc_aot_opts() {
   if [ -s "$base.aot" ]; then echo "-XX:AOTCache=$base.aot"
   else echo "-XX:AOTMode=record -XX:AOTConfiguration=$base.aotconf"; fi
 }
-# svc_aot_ready NAME: true when NAME has an AOT cache (or a recorded run to assemble one from).
+# svc_aot_ready NAME: true when NAME has an AOT cache (or a recorded run to assemble one from) for
+# the jar built last (a newer jar is extracted afresh at start, without them).
 svc_aot_ready() {
-  local jar base; jar=$(svc_jar "$1"); [ -n "$jar" ] || return 1
-  base=$(svc_aot_base "$1" "$RUN_DIR/app/$(svc_module "$1")/$(basename "$jar")")
-  [ -s "$base.aot" ] || [ -s "$base.aotconf" ]
+  local jar base; jar=$(svc_jar "$1"); base=$(svc_aot_base "$1")
+  [ -n "$jar" ] && svc_extracted "$1" "$jar" && { [ -s "$base.aot" ] || [ -s "$base.aotconf" ]; }
 }
 
 readiness() { curl -s --max-time 2 "http://127.0.0.1:$(svc_mgmt_port "$1")/actuator/health/readiness" 2>/dev/null || true; }
