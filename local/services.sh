@@ -97,13 +97,13 @@ svc_launch_jar() {
 # A service without a cache records its run (AOTMode=record; the configuration is written when it
 # stops) and the next start assembles the cache from it. local/train.sh gives a first run that
 # workload. The files live beside the extracted jar, so a new build starts over (docs/decisions/0037).
-AOT_JDK=$(sed -n 's/^JAVA_RUNTIME_VERSION="\(.*\)"/\1/p' "$JAVA_HOME/release" 2>/dev/null)
-svc_aot_base() { echo "$(svc_app_dir "$1")/$1-jdk${AOT_JDK:-unknown}"; }
+svc_aot_on() { [ "${SERVICES_AOT:-0}" = 1 ] && [ "${SERVICES_EXTRACT:-1}" = 1 ] && [ "${JAVA_FEATURE:-17}" -ge 25 ]; }
+svc_aot_base() { echo "$(svc_app_dir "$1")/$1-jdk${JAVA_RUNTIME:-unknown}"; }
 # svc_aot_opts NAME JAR: the AOT options for this start (assembling the cache first when a recorded
 # configuration is waiting).
 svc_aot_opts() {
   local name=$1 jar=$2 base
-  [ "${SERVICES_AOT:-0}" = 1 ] && [ "${SERVICES_EXTRACT:-1}" = 1 ] && [ "${JAVA_FEATURE:-17}" -ge 25 ] || return 0
+  svc_aot_on || return 0
   base=$(svc_aot_base "$name")
   if [ ! -s "$base.aot" ] && [ -s "$base.aotconf" ]; then
     log "$name: assembling its AOT cache from the recorded run"
@@ -213,8 +213,9 @@ cmd_kill() {
   done
 }
 
-# trained NAMES: exit 0 when every named service has its AOT cache or a recorded run for it.
-cmd_trained() { local n; for n in $(names "$@"); do svc_aot_ready "$n" || return 1; done; }
+# trained NAMES: exit 0 when every named service has its AOT cache or a recorded run for it, or
+# when no cache would be used (SERVICES_EXTRACT=0, a JDK before 25): nothing to train then.
+cmd_trained() { local n; svc_aot_on || return 0; for n in $(names "$@"); do svc_aot_ready "$n" || return 1; done; }
 
 cmd_logs() { local n; for n in $(names "$@"); do echo "==> $(svc_log "$n") <=="; tail -n "${LINES_SHOWN:-100}" "$(svc_log "$n")" 2>/dev/null; done; }
 

@@ -14,6 +14,8 @@ export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
 [ -x "$JAVA_HOME/bin/java" ] || JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
 JAVA="$JAVA_HOME/bin/java"
 JAVA_FEATURE=$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$JAVA_HOME/release" 2>/dev/null || echo 17)
+# the JDK build (25.0.3+9-LTS): an AOT cache is valid for that build only
+JAVA_RUNTIME=$(sed -n 's/^JAVA_RUNTIME_VERSION="\(.*\)"/\1/p' "$JAVA_HOME/release" 2>/dev/null || true)
 
 # cds_opts ARCHIVE: JVM options for a dynamic class-data-sharing archive (JDK 19+), created on the
 # first run and mapped on the next ones; it halves JVM start-up, which dominates on a busy box.
