@@ -15,6 +15,7 @@ import io.couponevent.common.entry.EntryGate;
 import io.couponevent.testsupport.Eventually;
 import io.couponevent.testsupport.Harness;
 import io.couponevent.testsupport.Tokens;
+import org.apache.coyote.AbstractProtocol;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
@@ -96,6 +97,15 @@ class WaitingRoomApiTest {
 		var connector = ((TomcatWebServer) this.context.getWebServer()).getTomcat().getConnector();
 		assertThat(String.valueOf(connector.getProperty("socket.appReadBufSize"))).isEqualTo("2048");
 		assertThat(String.valueOf(connector.getProperty("socket.appWriteBufSize"))).isEqualTo("2048");
+	}
+
+	@Test
+	void requestsInFlightBeyondTomcatsDefaultKeepTheirProcessors() {
+		var connector = ((TomcatWebServer) this.context.getWebServer()).getTomcat().getConnector();
+		var protocol = (AbstractProtocol<?>) connector.getProtocolHandler();
+		// Tomcat's default of 200 made and dropped a processor per request beyond it
+		// (decision 0038)
+		assertThat(protocol.getProcessorCache()).isEqualTo(2048);
 	}
 
 	@Test
