@@ -15,6 +15,7 @@ import io.couponevent.common.entry.EntryGate;
 import io.couponevent.testsupport.Eventually;
 import io.couponevent.testsupport.Harness;
 import io.couponevent.testsupport.Tokens;
+import org.apache.catalina.connector.Connector;
 import org.apache.coyote.AbstractProtocol;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -94,15 +95,14 @@ class WaitingRoomApiTest {
 
 	@Test
 	void everyConnectionGetsTheSmallBuffers() {
-		var connector = ((TomcatWebServer) this.context.getWebServer()).getTomcat().getConnector();
+		var connector = connector();
 		assertThat(String.valueOf(connector.getProperty("socket.appReadBufSize"))).isEqualTo("2048");
 		assertThat(String.valueOf(connector.getProperty("socket.appWriteBufSize"))).isEqualTo("2048");
 	}
 
 	@Test
 	void requestsInFlightBeyondTomcatsDefaultKeepTheirProcessors() {
-		var connector = ((TomcatWebServer) this.context.getWebServer()).getTomcat().getConnector();
-		var protocol = (AbstractProtocol<?>) connector.getProtocolHandler();
+		var protocol = (AbstractProtocol<?>) connector().getProtocolHandler();
 		// Tomcat's default of 200 made and dropped a processor per request beyond it
 		// (decision 0038)
 		assertThat(protocol.getProcessorCache()).isEqualTo(2048);
@@ -381,6 +381,10 @@ class WaitingRoomApiTest {
 		assertThat(anonymous.headers().firstValue("Cache-Control")).get().asString().contains("no-store");
 		assertThat(prometheus()).contains("uri=\"/api/v1/waiting-room/coupons/{couponId}/entries\"")
 			.contains("uri=\"/api/v1/waiting-room/coupons/{couponId}/entries/me\"");
+	}
+
+	private Connector connector() {
+		return ((TomcatWebServer) this.context.getWebServer()).getTomcat().getConnector();
 	}
 
 	private Reply join(long coupon, String user) {
