@@ -26,7 +26,8 @@ if [ -z "${GOGC:-}" ] && [ -z "${GOMEMLIMIT:-}" ]; then
     export GOGC=400
   fi
 fi
-args=(run --summary-trend-stats "avg,min,med,max,p(50),p(90),p(95),p(99)")
+# the trend statistics of the summary are each script's summaryTrendStats (lib/summary.js)
+args=(run)
 if [ -n "${K6_PROMETHEUS_RW_SERVER_URL:-}" ]; then
   export K6_PROMETHEUS_RW_TREND_STATS="${K6_PROMETHEUS_RW_TREND_STATS:-p(50),p(95),p(99)}"
   args+=(-o experimental-prometheus-rw)

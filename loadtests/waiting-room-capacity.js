@@ -20,7 +20,7 @@ const POLL_EVERY_S = num('POLL_EVERY', 30);
 const POLL_P95_MS = num('POLL_P95_MS', 50);
 
 const scenarios = {};
-const thresholds = { wr_unexpected: ['rate==0'] };
+const thresholds = { wr_unexpected: ['count==0'] };
 let start = 0;
 let from = 0;
 for (const count of STEPS) {
@@ -40,7 +40,6 @@ for (const count of STEPS) {
   };
   trackSubmetric(thresholds, 'wr_poll_duration', `step:${count}`);
   trackSubmetric(thresholds, 'wr_join_duration', `step:${count}`);
-  trackSubmetric(thresholds, 'wr_polls', `step:${count}`);
   start += HOLD_S;
   from = count;
 }
@@ -70,8 +69,7 @@ export const handleSummary = summaryHandler('waiting-room-capacity', (data) => {
   const steps = STEPS.map((count) => {
     const p = submetric(data, 'wr_poll_duration', `step:${count}`);
     const j = submetric(data, 'wr_join_duration', `step:${count}`);
-    const polls = submetric(data, 'wr_polls', `step:${count}`);
-    return { waiting: count, polls: polls.count || 0, poll_p95_ms: p['p(95)'] || 0, poll_p99_ms: p['p(99)'] || 0,
+    return { waiting: count, polls: p.count || 0, poll_p95_ms: p['p(95)'] || 0, poll_p99_ms: p['p(99)'] || 0,
       join_p95_ms: j['p(95)'] || 0 };
   });
   const held = steps.filter((s) => s.polls > 0 && s.poll_p95_ms <= POLL_P95_MS);

@@ -71,7 +71,7 @@ export const options = {
   batchPerHost: USERS_PER_VU,
   thresholds: {
     ...baseThresholds(),
-    wr_unexpected: ['rate==0'],
+    wr_unexpected: ['count==0'],
     wr_entry_refused: ['count==0'],
   },
   summaryTrendStats: TREND_STATS,
@@ -139,15 +139,15 @@ function stat(data, name, key) {
 export const handleSummary = summaryHandler('waiting-room', (data) => ({
   users: USERS,
   wr_url: WR_URL,
-  wr_joined: stat(data, 'wr_joined', 'count'),
+  wr_joined: stat(data, 'wr_join_duration', 'count'),
   wr_queued: stat(data, 'wr_queued', 'count'),
   wr_admitted: stat(data, 'wr_admitted', 'count'),
   wr_sold_out: stat(data, 'wr_sold_out', 'count'),
-  wr_polls: stat(data, 'wr_polls', 'count'),
+  wr_polls: stat(data, 'wr_poll_duration', 'count'),
   wr_entry_refused: stat(data, 'wr_entry_refused', 'count'),
   wr_join_p95_ms: stat(data, 'wr_join_duration', 'p(95)'),
   wr_poll_p95_ms: stat(data, 'wr_poll_duration', 'p(95)'),
   wr_answer_p95_ms: stat(data, 'wr_answer_duration', 'p(95)'),
   wr_answer_max_ms: stat(data, 'wr_answer_duration', 'max'),
-  wr_unexpected: stat(data, 'wr_unexpected', 'passes'),
+  wr_unexpected: stat(data, 'wr_unexpected', 'count'),
 }));

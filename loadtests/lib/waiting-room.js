@@ -2,10 +2,14 @@
 // wr_* metrics; each user's journey ends in one console line `WR_JOURNEY {json}` that the verifier
 // reads (local/verifier/waiting_room.py): order, ETA accuracy, sold-out propagation.
 // Every call is asynchronous (http.asyncRequest, timers), so that one VU carries many users at once.
+// k6 runs on the cores it measures and spends most of its CPU per call in JavaScript, so a call
+// does little: a visit awaits http.asyncRequest itself with parameters built once per user, reads
+// each answer synchronously, and records only what no other metric holds (a trend's count is the
+// number of calls; an unexpected answer is counted, an expected one is not).
 import http from 'k6/http';
 import exec from 'k6/execution';
 import { setTimeout } from 'k6/timers';
-import { Counter, Rate, Trend } from 'k6/metrics';
+import { Counter, Trend } from 'k6/metrics';
 import { common, str } from './config.js';
 import { metrics as issuance } from './api.js';
 
@@ -18,17 +22,15 @@ const ENTRY_HEADER = 'Coupon-Entry-Token';
 const IDEMPOTENT = 'Idempotency-Key';
 
 export const wr = {
-  join: new Trend('wr_join_duration', true),
-  poll: new Trend('wr_poll_duration', true),
+  join: new Trend('wr_join_duration', true), // its count: the joins
+  poll: new Trend('wr_poll_duration', true), // its count: the polls
   // arrival -> first answer of the room (queued, admitted or sold out): what a user waits for a page
   answer: new Trend('wr_answer_duration', true),
-  joined: new Counter('wr_joined'),
   queued: new Counter('wr_queued'), // the join answered QUEUED (or PAUSED)
   admitted: new Counter('wr_admitted'),
   soldOut: new Counter('wr_sold_out'), // the room said SOLD_OUT (join or poll)
   entryRefused: new Counter('wr_entry_refused'), // 403 ENTRY_REQUIRED with a token from the room
-  polls: new Counter('wr_polls'),
-  unexpected: new Rate('wr_unexpected'),
+  unexpected: new Counter('wr_unexpected'), // an answer outside the contract (threshold count==0)
 };
 
 // The warm-up's visits make the same calls outside every metric the run is judged by.
@@ -53,42 +55,52 @@ function warn(what, res) {
   }
 }
 
-// allowGone: a 404 NOT_IN_QUEUE is an expected answer (a user whose admission ended, or who was purged).
-async function entryCall(method, path, token, name, { allowGone = false, coupon = common.couponId, m = RECORDED, key } = {}) {
-  const headers = { Authorization: `Bearer ${token}` };
-  if (key) headers[IDEMPOTENT] = key;
-  const params = { headers, tags: { name }, timeout: common.requestTimeout };
-  const url = `${WR_URL}/api/v1/waiting-room/coupons/${coupon}${path}`;
-  const res = await http.asyncRequest(method, url, null, params);
+const JOIN_TAGS = { name: 'wr-join' };
+const POLL_TAGS = { name: 'wr-poll' };
+
+const entriesUrl = (coupon) => `${WR_URL}/api/v1/waiting-room/coupons/${coupon}/entries`;
+const call = (url, headers, tags) => ({ url, params: { headers, tags, timeout: common.requestTimeout } });
+const joinCall = (user, token, coupon) =>
+  call(entriesUrl(coupon), { Authorization: `Bearer ${token}`, [IDEMPOTENT]: `join:${coupon}:${user}` }, JOIN_TAGS);
+const pollCall = (token, coupon) => call(`${entriesUrl(coupon)}/me`, { Authorization: `Bearer ${token}` }, POLL_TAGS);
+
+// The room's answer: its body when it has a state, else undefined. An answer outside the contract
+// is counted and logged; with allowGone a 404 NOT_IN_QUEUE (a user whose admission ended, or who
+// was purged) is expected. No check(): its tagged sample per call would cost k6 the same again.
+function answer(res, name, m, allowGone) {
+  const status = res.status;
   let body;
-  if (res.status === 200) {
+  if (status === 200) {
     try { body = res.json(); } catch (_) { body = undefined; }
+    if (body !== undefined && typeof body.state === 'string') return body;
+  } else if (allowGone && status === 404 && code(res) === 'NOT_IN_QUEUE') {
+    return undefined;
   }
-  const gone = allowGone && res.status === 404 && code(res) === 'NOT_IN_QUEUE';
-  // no check(): its tagged sample per call costs k6 CPU taken from the room on a shared host;
-  // wr_unexpected says the same
-  const ok = gone || (body !== undefined && typeof body.state === 'string');
-  m.wr.unexpected.add(!ok);
-  if (!ok) warn(name, res);
-  return { res, body };
+  m.wr.unexpected.add(1);
+  warn(name, res);
+  return undefined;
+}
+
+function joined(res, m) {
+  m.wr.join.add(res.timings.duration);
+  return answer(res, 'wr-join', m, false);
+}
+
+function polled(res, m, allowGone) {
+  m.wr.poll.add(res.timings.duration);
+  return answer(res, 'wr-poll', m, allowGone);
 }
 
 // options: coupon (COUPON_ID), quiet (no metrics)
 export async function join(user, token, { coupon = common.couponId, quiet = false } = {}) {
-  const m = meters(quiet);
-  const r = await entryCall('POST', '/entries', token, 'wr-join', { coupon, m, key: `join:${coupon}:${user}` });
-  m.wr.join.add(r.res.timings.duration);
-  m.wr.joined.add(1);
-  return r.body;
+  const c = joinCall(user, token, coupon);
+  return joined(await http.asyncRequest('POST', c.url, null, c.params), meters(quiet));
 }
 
 // options: allowGone (a 404 NOT_IN_QUEUE is an answer), coupon, quiet
-export async function poll(token, { allowGone = false, coupon, quiet = false } = {}) {
-  const m = meters(quiet);
-  const r = await entryCall('GET', '/entries/me', token, 'wr-poll', { allowGone, coupon, m });
-  m.wr.poll.add(r.res.timings.duration);
-  m.wr.polls.add(1);
-  return r.body;
+export async function poll(token, { allowGone = false, coupon = common.couponId, quiet = false } = {}) {
+  const c = pollCall(token, coupon);
+  return polled(await http.asyncRequest('GET', c.url, null, c.params), meters(quiet), allowGone);
 }
 
 function code(res) {
@@ -109,21 +121,22 @@ export async function issueWithEntry(user, token, entryToken, retries, { coupon 
   for (let attempt = 0; outcome === 'shed' && attempt <= retries; attempt++) {
     if (attempt > 0) await pause(1000);
     const res = await http.asyncRequest('POST', url, null, params);
+    const status = res.status;
     im.requests.add(1);
     im.duration.add(res.timings.duration);
-    if (res.status === 0) im.timedOut.add(1);
+    if (status === 0) im.timedOut.add(1);
     outcome = 'unexpected';
-    if (res.status === 202) {
+    if (status === 202) {
       let st;
       try { st = res.json('status'); } catch (_) { st = undefined; }
       if (st === 'PENDING') outcome = 'accepted';
-    } else if (res.status === 409 && code(res) === 'ALREADY_ISSUED') {
+    } else if (status === 409 && code(res) === 'ALREADY_ISSUED') {
       outcome = 'duplicate';
-    } else if (res.status === 410 && code(res) === 'SOLD_OUT') {
+    } else if (status === 410 && code(res) === 'SOLD_OUT') {
       outcome = 'sold_out';
-    } else if (res.status === 403 && code(res) === 'ENTRY_REQUIRED') {
+    } else if (status === 403 && code(res) === 'ENTRY_REQUIRED') {
       outcome = 'entry_refused';
-    } else if (res.status === 503) {
+    } else if (status === 503) {
       outcome = 'shed';
     }
     switch (outcome) {
@@ -138,7 +151,7 @@ export async function issueWithEntry(user, token, entryToken, retries, { coupon 
     im.unexpected.add(!ok && outcome !== 'shed');
     if (!ok && outcome !== 'shed') warn('issue', res);
   }
-  im.gaveUp.add(outcome === 'shed' ? 1 : 0);
+  if (outcome === 'shed') im.gaveUp.add(1);
   if (outcome !== 'shed' && outcome !== 'unexpected') im.requesters.add(1);
   return outcome;
 }
@@ -148,9 +161,13 @@ export async function issueWithEntry(user, token, entryToken, retries, { coupon 
 // unless quiet (then no metric either); coupon defaults to COUPON_ID.
 export async function visit(user, token, { maxWaitMs, shedRetries, coupon, quiet = false }) {
   const opts = { coupon, quiet };
-  const w = meters(quiet).wr;
+  const m = meters(quiet);
+  const w = m.wr;
+  const target = coupon || common.couponId;
+  const pollNext = pollCall(token, target);
+  const c = joinCall(user, token, target);
   const j = { user, sentAt: Date.now() };
-  let e = await join(user, token, opts);
+  let e = joined(await http.asyncRequest('POST', c.url, null, c.params), m);
   j.joinedAt = Date.now();
   w.answer.add(j.joinedAt - j.sentAt);
   if (!e) { j.end = 'error'; return j; }
@@ -162,7 +179,7 @@ export async function visit(user, token, { maxWaitMs, shedRetries, coupon, quiet
   while ((e.state === 'QUEUED' || e.state === 'PAUSED') && Date.now() - j.sentAt < maxWaitMs) {
     j.lastPollAfterMs = e.pollAfterMs;
     await pause(Math.max(e.pollAfterMs, 50));
-    const next = await poll(token, opts);
+    const next = polled(await http.asyncRequest('GET', pollNext.url, null, pollNext.params), m, false);
     j.polls += 1;
     if (!next) continue; // counted as unexpected; poll again after the same pause
     e = next;
