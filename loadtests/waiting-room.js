@@ -7,7 +7,8 @@
 // whole visit (join, queued to the next step, poll, issue with the entry token) on that other
 // coupon, so that the spike meets compiled code in the room, the API and the brokers, as an event
 // meets a platform that has been running, not one started a minute ago; the warm-up feeds none of
-// the wr_* or issuance metrics and prints no journeys. WR_MODE (auto, on, off) and WR_BUDGET set the
+// the wr_* or issuance metrics and prints no journeys. USERS=0 runs the warm-up alone: make demo
+// and make bench run it first, then wait for a quiet machine before the spike (local/room-spike.sh). WR_MODE (auto, on, off) and WR_BUDGET set the
 // spike's zone through the admin API first.
 import http from 'k6/http';
 import exec from 'k6/execution';
@@ -41,8 +42,9 @@ const vusFor = (users) => Math.max(1, Math.ceil(users / USERS_PER_VU));
 const VUS = vusFor(USERS);
 const WARMUP_USERS = Math.round(WARMUP_S * WARMUP_RATE);
 const WARMUP_VUS = vusFor(WARMUP_USERS);
-const scenarios = {
-  'waiting-room': {
+const scenarios = {};
+if (USERS > 0) {
+  scenarios['waiting-room'] = {
     executor: 'per-vu-iterations',
     vus: VUS,
     iterations: 1,
@@ -51,8 +53,8 @@ const scenarios = {
     exec: 'visitSome',
     // after the warm-up's last visits have ended
     startTime: `${WARMUP_S > 0 ? WARMUP_S + 5 : 0}s`,
-  },
-};
+  };
+}
 if (WARMUP_USERS > 0) {
   scenarios['warm-up'] = {
     executor: 'per-vu-iterations', vus: WARMUP_VUS, iterations: 1, exec: 'warmUp',

@@ -127,15 +127,18 @@ if [ "${WAITING_ROOM:-1}" = 1 ]; then
   wr_coupon=$((BASE + 2)) wr_warm=$((BASE + 3)) wr_capacity=$((BASE + 4))
   local/verify.sh register --coupon "$wr_coupon" --quantity "$wr_quantity" --wait-ready 0
   local/verify.sh register --coupon "$wr_warm" --quantity 100000 --wait-ready 0
-  # as make demo meets its spike: the zone switched on, a warm-up of 15,000 queued visits first, at
-  # 250 a second: at 500 the room started for this phase was still compiling and the machine still
-  # saturated by the warm-up's last steps when the spike came (join p95 514 ms against 91 ms)
+  # as make demo meets its spike (local/room-spike.sh): the zone switched on, a warm-up of 15,000
+  # queued visits first, at 250 a second (at 500 the room started for this phase was still compiling
+  # and the machine still saturated by the warm-up's last steps when the spike came: join p95 514 ms
+  # against 91 ms), then a quiet machine
   say "waiting room: ${WR_SPIKE_USERS:-12000} users within ${WR_RAMP:-10s}, $wr_quantity coupons, zone ${WR_MODE:-on}"
   WR_URL="http://127.0.0.1:$((8070 + PORT_OFFSET))" COUPON_ID=$wr_coupon USERS=${WR_SPIKE_USERS:-12000} \
     RAMP=${WR_RAMP:-10s} WR_MODE=${WR_MODE:-on} WARMUP=${WR_WARMUP:-60s} WARMUP_RATE=${WR_WARMUP_RATE:-250} \
     WARMUP_COUPON_ID=$wr_warm USER_PREFIX=wr- \
-    SUMMARY_PATH="$OUT/wr-spike-k6.json" loadtests/run.sh waiting-room.js --console-output "$OUT/wr-journeys.log" || true
-  judge wr-spike "$wr_quantity" --journeys "$OUT/wr-journeys.log" --sub-window "$wr_window" --eta-reported
+    SUMMARY_PATH="$OUT/wr-spike-k6.json" SPIKE_CPU="$OUT/wr-spike-cpu.json" \
+    local/room-spike.sh --console-output "$OUT/wr-journeys.log" || true
+  judge wr-spike "$wr_quantity" --journeys "$OUT/wr-journeys.log" --sub-window "$wr_window" --eta-reported \
+    --spike-cpu "$OUT/wr-spike-cpu.json"
   say "waiting room: waiting users it holds (${WR_CAPACITY_STEPS:-10000,20000,30000})"
   local/verify.sh register --coupon "$wr_capacity" --quantity 1 --wait-ready 0
   WR_URL="http://127.0.0.1:$((8070 + PORT_OFFSET))" COUPON_ID=$wr_capacity STEPS=${WR_CAPACITY_STEPS:-10000,20000,30000} \

@@ -13,12 +13,15 @@
 #      budget in at once). Each user joins the queue, sees their place and wait, polls as told and
 #      issues once with its entry token when admitted; those still waiting at the sell-out learn it
 #      at their next poll. A warm-up of fresh users through the room on a coupon of its own comes
-#      first (WR_WARMUP 60 s at WR_WARMUP_RATE 250 a second), so that the spike meets compiled code.
+#      first (WR_WARMUP 60 s at WR_WARMUP_RATE 250 a second), so that the spike meets compiled code,
+#      and the spike waits until the machine is quiet after it (local/room-spike.sh: QUIET_CORES 0.5
+#      busy cores for QUIET_HOLD 3 s, at most QUIET_TIMEOUT 60 s), as an event opens on an idle platform.
 #      WAITING_ROOM=0 sends the spike straight at the issuance API instead (loadtests/spike.js, VUS
 #      virtual users, RAMP 5 s): its admission bound answers 503 with Retry-After beyond what it takes.
 #   6. waits for the consumer to drain, verifies the invariants in MariaDB, Redis and Kafka,
 #      prints the summary (exit code 1 on any FAIL), with the waiting room's figures and invariants
-#      (order, one coupon per admitted user, sold-out propagation, ETA error). Every failure is
+#      (order, one coupon per admitted user, sold-out propagation, ETA error) and the CPU of each
+#      process over the spike's arrivals (k6 shares the machine: is it saturated?). Every failure is
 #      judged (an unexpected answer, a user who gave up, a 202 never seen ISSUED, a lost or extra
 #      row); the issuance latency is printed against P95_MS/P99_MS but not judged: on the direct
 #      spike, 10,000 users within 5 s queue for seconds with k6 on the same two cores
@@ -149,10 +152,11 @@ lock=()
 [ -n "${K6_LOCK:-}" ] && lock=(flock "$K6_LOCK")
 if [ "$WAITING_ROOM" = 1 ]; then
   say "spike through the waiting room: $USERS users arriving within $RAMP, zone $WR_MODE, budget $WR_BUDGET/min in $WR_SUB_WINDOW steps"
+  rm -f "$OUT_DIR/spike-cpu.json"
   BASE_URL="http://127.0.0.1:$((8080 + PORT_OFFSET))" WR_URL="http://127.0.0.1:$((8070 + PORT_OFFSET))" \
     COUPON_ID="$COUPON_ID" USERS="$USERS" RAMP="$RAMP" WR_MODE="$WR_MODE" SUMMARY_PATH="$OUT_DIR/k6-summary.json" \
     WARMUP_COUPON_ID="$WARMUP_COUPON_ID" WARMUP="$WR_WARMUP" WARMUP_RATE="${WR_WARMUP_RATE:-250}" \
-    "${lock[@]}" loadtests/run.sh waiting-room.js --console-output "$OUT_DIR/journeys.log" || k6_rc=$?
+    SPIKE_CPU="$OUT_DIR/spike-cpu.json" local/room-spike.sh --console-output "$OUT_DIR/journeys.log" || k6_rc=$?
 else
   say "spike: $USERS users on $VUS VUs arriving within $RAMP, then polling their status until ISSUED"
   BASE_URL="http://127.0.0.1:$((8080 + PORT_OFFSET))" COUPON_ID="$COUPON_ID" VUS="$VUS" USERS="$USERS" RAMP="$RAMP" \
@@ -166,7 +170,8 @@ latency_flag=--latency-reported
 [ "${LATENCY_JUDGED:-0}" = 1 ] && latency_flag=
 room_flags=()
 if [ "$WAITING_ROOM" = 1 ]; then
-  room_flags=(--journeys "$OUT_DIR/journeys.log" --sub-window "$WR_SUB_WINDOW" --eta-p90-max "${WR_ETA_P90_MAX:-0.20}")
+  room_flags=(--journeys "$OUT_DIR/journeys.log" --sub-window "$WR_SUB_WINDOW" --eta-p90-max "${WR_ETA_P90_MAX:-0.20}"
+    --spike-cpu "$OUT_DIR/spike-cpu.json")
 fi
 local/verify.sh verify --k6 "$OUT_DIR/k6-summary.json" --quantity "$QUANTITY" $latency_flag "${room_flags[@]}" \
   --out "$OUT_DIR/summary.json"

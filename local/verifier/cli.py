@@ -6,7 +6,9 @@
             MariaDB, the admin reconciliation endpoint and the Kafka consumer group; print a summary
             with PASS/FAIL per invariant, write it as JSON, exit 1 on any FAIL; with --journeys
             (loadtests/waiting-room.js) also the waiting room's invariants and figures
-  cpu       snapshot / diff CPU ticks of the harness processes (found by their listening ports)
+  cpu       snapshot / diff CPU ticks of the harness processes (found by their listening ports) and
+            of the machine; watch: the diff over the next --for (+ --tail) written to a file
+  quiet     wait until the machine is quiet (at most --max-cores busy for --hold seconds on end)
   gauge     how fast the host is right now (core speed, process wake-up round trip)
   report    the benchmark's summary.json (numbers only) and markdown table from the phases
   timed     run a command and record the CPU seconds it used (k6 in the benchmark)
@@ -19,6 +21,7 @@ import json
 import os
 import re
 import sys
+import time
 
 from . import machine, report, tokens, waiting_room
 from .harness import Api, Database, log, settled_lag
@@ -64,11 +67,18 @@ def parser():
     v.add_argument("--eta-p90-max", type=float, default=0.20, help="ETA error p90 target (ratio)")
     v.add_argument("--eta-reported", action="store_true",
                    help="report the ETA error against its target instead of judging it (make bench)")
+    v.add_argument("--spike-cpu", help="cpu watch output over the spike's arrivals: reported with the summary")
     v.add_argument("--out")
     c = sub.add_parser("cpu")
-    c.add_argument("action", choices=["snapshot", "diff"])
+    c.add_argument("action", choices=["snapshot", "diff", "watch"])
     c.add_argument("file")
     c.add_argument("--cpu-seconds", action="append", help="NAME=SECONDS of a process that ran in between (diff)")
+    c.add_argument("--for", type=duration_ms, default=10000, dest="for_ms", help="watch: how long (10s, 500ms)")
+    c.add_argument("--tail", type=duration_ms, default=0, dest="tail_ms", help="watch: and this much longer")
+    q = sub.add_parser("quiet", help="wait until the machine is quiet, at most --timeout seconds")
+    q.add_argument("--max-cores", type=float, default=0.5)
+    q.add_argument("--hold", type=float, default=3.0, help="seconds on end")
+    q.add_argument("--timeout", type=float, default=60.0)
     rp = sub.add_parser("report")
     for name in ("--main", "--soldout", "--json", "--markdown"):
         rp.add_argument(name, required=True)
@@ -130,6 +140,9 @@ def verify(a, settings):
     sys.stdout.write(report.event_summary(k6, res, checks))
     if room is not None:
         sys.stdout.write(waiting_room_summary(k6, res["waiting_room"]))
+    if a.spike_cpu and os.path.exists(a.spike_cpu):
+        res["spike_cpu"] = load(a.spike_cpu)
+        sys.stdout.write(spike_cpu_summary(res["spike_cpu"]))
     sys.stdout.flush()
     if a.out:
         write_json(a.out, {"k6": k6, "verification": res}, indent=2)
@@ -144,6 +157,18 @@ def waiting_room_summary(k6, f):
             f"  order inversions {f['order_inversions']}, ETA error p90 {f['eta_error_p90_pct']}% "
             f"({f['eta_samples']} users), sold-out propagation {f['soldout_propagation_s']} s "
             f"(p95 {f['soldout_propagation_p95_s']} s, {f['soldout_told_waiting_users']} waiting users)\n")
+
+
+def spike_cpu_summary(c):
+    """The arrivals' CPU in cores: whether the machine had room to spare when the answers came."""
+    cores = c["cores"]
+    roles = sorted(c["percent_of_machine"].items(), key=lambda x: -x[1])
+    parts = [f"{r} {p * cores / 100:.2f}" for r, p in roles]
+    if "other_percent" in c:
+        parts.append(f"k6 and the rest {c['other_percent'] * cores / 100:.2f}")
+    busy = c.get("machine_busy_percent")
+    head = f"{busy * cores / 100:.2f} of {cores} cores busy" if busy is not None else f"{cores} cores"
+    return f"  the arrivals' CPU ({c['elapsed_s']} s): {head}; " + ", ".join(parts) + "\n"
 
 
 def bench_report(a):
@@ -177,8 +202,17 @@ def main(argv=None):
         return rc
     elif a.cmd == "gauge":
         print(json.dumps(machine.gauge()))
+    elif a.cmd == "quiet":
+        q = machine.wait_quiet(a.max_cores, a.hold, a.timeout)
+        state = "quiet" if q["quiet"] else "still busy, going on"
+        log(f"machine {state} after {q['waited_s']} s: {q['busy_cores']} of {os.cpu_count()} cores busy "
+            f"(at most {a.max_cores} for {a.hold} s wanted)")
     elif a.action == "snapshot":
         write_json(a.file, machine.cpu_snapshot(settings.offset))
+    elif a.action == "watch":
+        before = machine.cpu_snapshot(settings.offset)
+        time.sleep((a.for_ms + a.tail_ms) / 1000)
+        write_json(a.file, machine.cpu_diff(before))
     else:
         extra = [tuple(e.split("=", 1)) for e in a.cpu_seconds or []]
         json.dump(machine.cpu_diff(load(a.file), extra), sys.stdout)

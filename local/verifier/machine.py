@@ -7,7 +7,7 @@ import subprocess
 import time
 
 # Contract ports (docs/contract.md) -> the role listening there.
-ROLES = {8080: "coupon-api", 8090: "coupon-consumer", 13306: "mariadb",
+ROLES = {8080: "coupon-api", 8090: "coupon-consumer", 8070: "coupon-waiting-room", 13306: "mariadb",
          **{p: "redis" for p in range(7001, 7007)}, **{p: "kafka" for p in (19092, 19093, 19094)}}
 
 
@@ -38,8 +38,18 @@ def ticks(pid):
         return None
 
 
+def machine_ticks():
+    """(busy, total) clock ticks of the whole machine since boot (/proc/stat). Steal counts as busy:
+    a core the hypervisor gave to another guest did no work here either."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    idle = v[3] + (v[4] if len(v) > 4 else 0)
+    return sum(v) - idle, sum(v)
+
+
 def cpu_snapshot(offset):
-    return {"time": time.time(),
+    busy, total = machine_ticks()
+    return {"time": time.time(), "machine": {"busy": busy, "total": total},
             "roles": {r: {str(p): ticks(p) or 0 for p in sorted(pids)} for r, pids in harness_pids(offset).items()}}
 
 
@@ -55,7 +65,36 @@ def cpu_diff(before, extra_cpu_seconds=()):
         result[role] = round(100.0 * used / elapsed / ncpu, 1)
     for name, secs in extra_cpu_seconds:
         result[name] = round(100.0 * float(secs) / elapsed / ncpu, 1)
-    return {"elapsed_s": round(elapsed, 1), "cores": ncpu, "percent_of_machine": result}
+    out = {"elapsed_s": round(elapsed, 1), "cores": ncpu, "percent_of_machine": result}
+    if "machine" in before:
+        busy, total = machine_ticks()
+        b = before["machine"]
+        out["machine_busy_percent"] = round(100.0 * (busy - b["busy"]) / max(1, total - b["total"]), 1)
+        # what no role accounts for: k6, and anything else that ran on the machine
+        out["other_percent"] = round(max(0.0, out["machine_busy_percent"] - sum(result.values())), 1)
+    return out
+
+
+def busy_cores(seconds):
+    """The machine's busy cores, averaged over the next `seconds`."""
+    b0, t0 = machine_ticks()
+    time.sleep(seconds)
+    b1, t1 = machine_ticks()
+    return (os.cpu_count() or 1) * (b1 - b0) / max(1, t1 - t0)
+
+
+def wait_quiet(max_cores, hold_s, timeout_s, step_s=0.5):
+    """Waits until the machine has been busy at most `max_cores` cores for `hold_s` seconds on end,
+    or `timeout_s` seconds have passed. Returns whether it got quiet, how long it waited, and the
+    busy cores of the last step."""
+    start = time.time()
+    quiet_for = 0.0
+    while True:
+        busy = busy_cores(step_s)
+        quiet_for = quiet_for + step_s if busy <= max_cores else 0.0
+        waited = time.time() - start
+        if quiet_for >= hold_s or waited >= timeout_s:
+            return {"quiet": quiet_for >= hold_s, "waited_s": round(waited, 1), "busy_cores": round(busy, 2)}
 
 
 def gauge():

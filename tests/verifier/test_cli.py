@@ -1,7 +1,11 @@
 """The command line its callers use (local/demo.sh, local/bench.sh, tests/loadtests/smoke.sh)."""
+import subprocess
+import sys
+
 import pytest
 
-from verifier.cli import parser
+from verifier import machine
+from verifier.cli import parser, spike_cpu_summary
 from verifier.settings import Settings
 
 
@@ -11,7 +15,8 @@ from verifier.settings import Settings
     "verify --k6 s.json --quantity 40 --drain-timeout 60 --out o.json",
     "verify --k6 s.json --quantity 40 --drain-timeout 2 --reconcile-timeout 1 --no-kafka",
     "verify --k6 s.json --quantity 40 --ignore-thresholds --latency-reported --lag-timeout 5 --coupon 42",
-    "cpu snapshot before.json", "cpu diff before.json --cpu-seconds k6=3.5",
+    "cpu snapshot before.json", "cpu diff before.json --cpu-seconds k6=3.5", "cpu watch spike.json --for 10s --tail 2s",
+    "quiet --max-cores 0.5 --hold 3 --timeout 60",
     "report --main m --soldout s --json j --markdown md --cpu c --sustained t --gauge g",
     "gauge", "timed --out k6.json loadtests/run.sh spike.js --quiet",
 ])
@@ -33,3 +38,53 @@ def test_settings_read_the_harness_environment():
     s = Settings.from_env({"DB_URL": "jdbc:mariadb://db:3307/events?useSsl=false", "API_URL": "http://api:1/",
                            "JWT_SECRET": "k"})
     assert s.db_address() == ("db", 3307, "events") and s.api_url == "http://api:1" and s.secret == "k"
+
+
+def test_cpu_watch_reads_its_window_as_a_duration():
+    a = parser().parse_args("cpu watch spike.json --for 10s --tail 2s".split())
+    assert (a.for_ms, a.tail_ms) == (10000, 2000)
+
+
+def spinning():
+    """A process that keeps one core busy until it is killed."""
+    return subprocess.Popen([sys.executable, "-c", "while True: pass"])
+
+
+def test_busy_cores_see_a_spinning_process():
+    spin = spinning()
+    try:
+        assert machine.busy_cores(1.0) >= 0.7
+    finally:
+        spin.kill()
+
+
+def test_wait_quiet_waits_out_a_busy_machine_then_gives_up():
+    spin = spinning()
+    try:
+        q = machine.wait_quiet(max_cores=0.5, hold_s=1.0, timeout_s=1.5)
+    finally:
+        spin.kill()
+    assert not q["quiet"] and q["waited_s"] >= 1.5 and q["busy_cores"] > 0.5
+
+
+def test_wait_quiet_returns_once_quiet_for_the_hold():
+    q = machine.wait_quiet(max_cores=64, hold_s=1.0, timeout_s=30)
+    assert q["quiet"] and 1.0 <= q["waited_s"] < 5
+
+
+def test_cpu_diff_counts_the_machine_and_what_no_role_explains():
+    before = machine.cpu_snapshot(offset=54321)  # no harness at this offset: every busy tick is "other"
+    spin = spinning()
+    try:
+        machine.busy_cores(1.0)
+    finally:
+        spin.kill()
+    d = machine.cpu_diff(before)
+    assert d["percent_of_machine"] == {}
+    assert d["machine_busy_percent"] >= 70 / d["cores"] and d["other_percent"] == d["machine_busy_percent"]
+
+
+def test_spike_cpu_summary_speaks_in_cores():
+    line = spike_cpu_summary({"elapsed_s": 12.0, "cores": 2, "percent_of_machine": {"coupon-waiting-room": 22.5,
+                              "redis": 10.0}, "machine_busy_percent": 95.0, "other_percent": 62.5})
+    assert "1.90 of 2 cores busy" in line and "coupon-waiting-room 0.45" in line and "k6 and the rest 1.25" in line
