@@ -7,9 +7,9 @@
 // whole visit (join, queued to the next step, poll, issue with the entry token) on that other
 // coupon, so that the spike meets compiled code in the room, the API and the brokers, as an event
 // meets a platform that has been running, not one started a minute ago; the warm-up feeds none of
-// the wr_* or issuance metrics and prints no journeys. USERS=0 runs the warm-up alone: make demo
-// and make bench run it first, then wait for a quiet machine before the spike (local/room-spike.sh). WR_MODE (auto, on, off) and WR_BUDGET set the
-// spike's zone through the admin API first.
+// the wr_* or issuance metrics and prints no journeys. WR_MODE (auto, on, off) and WR_BUDGET set
+// the spike's zone through the admin API first. USERS=0 runs the warm-up alone: make demo and make
+// bench run it, wait for a quiet machine, then run the spike (local/room-spike.sh).
 import http from 'k6/http';
 import exec from 'k6/execution';
 import { common, int, seconds, str, userId } from './lib/config.js';
