@@ -21,7 +21,7 @@
 # LADDER_RESOLUTION (0.05) LADDER_MAX_STEPS (10) WARMUP_RATE (300) WARMUP_SECONDS (45) MAX_VUS (3000)
 # SPIKE_USERS (10000, 0 skips) SOLDOUT_USERS (20000, 0 skips) RAMP (2s) SHED_RETRIES (20) BUILD (0)
 # WAITING_ROOM (1; 0 skips its phase) WR_SPIKE_USERS (12000) WR_QUANTITY (10000) WR_RAMP (10s)
-# WR_BUDGET (6000) WR_SUB_WINDOW (2s) WR_MODE (on) WR_WARMUP (60s) WR_WARMUP_RATE (250) WR_CAPACITY_STEPS (10000,20000,30000)
+# WR_BUDGET (6000) WR_SUB_WINDOW (2s) WR_MODE (on) WR_WARMUP (75s, as make demo's) WR_WARMUP_RATE (250) WR_CAPACITY_STEPS (10000,20000,30000)
 # KEEP (0) KEEP_DATA (0: the stores are emptied first, as for make demo) PORT_OFFSET / RUN_DIR, API_JAVA_OPTS / CONSUMER_JAVA_OPTS / JAVA_OPTS (local/services.sh)
 # SERVICES_AOT (1: the services start from AOT caches, recorded by local/train.sh once per build).
 # Exit code 1 only when a correctness figure fails; capacity and latency are reported, not judged.
@@ -127,13 +127,13 @@ if [ "${WAITING_ROOM:-1}" = 1 ]; then
   wr_coupon=$((BASE + 2)) wr_warm=$((BASE + 3)) wr_capacity=$((BASE + 4))
   local/verify.sh register --coupon "$wr_coupon" --quantity "$wr_quantity" --wait-ready 0
   local/verify.sh register --coupon "$wr_warm" --quantity 100000 --wait-ready 0
-  # as make demo meets its spike (local/room-spike.sh): the zone switched on, a warm-up of 15,000
-  # queued visits first, at 250 a second (at 500 the room started for this phase was still compiling
-  # and the machine still saturated by the warm-up's last steps when the spike came: join p95 514 ms
-  # against 91 ms), then a quiet machine
+  # as make demo meets its spike (local/room-spike.sh): the zone switched on, a warm-up of queued
+  # visits first at 250 a second for 75 s (at 500 the room started for this phase was still
+  # compiling and the machine still saturated by the warm-up's last steps when the spike came: join
+  # p95 514 ms against 91 ms), then a quiet machine
   say "waiting room: ${WR_SPIKE_USERS:-12000} users within ${WR_RAMP:-10s}, $wr_quantity coupons, zone ${WR_MODE:-on}"
   WR_URL="http://127.0.0.1:$((8070 + PORT_OFFSET))" COUPON_ID=$wr_coupon USERS=${WR_SPIKE_USERS:-12000} \
-    RAMP=${WR_RAMP:-10s} WR_MODE=${WR_MODE:-on} WARMUP=${WR_WARMUP:-60s} WARMUP_RATE=${WR_WARMUP_RATE:-250} \
+    RAMP=${WR_RAMP:-10s} WR_MODE=${WR_MODE:-on} WARMUP=${WR_WARMUP:-75s} WARMUP_RATE=${WR_WARMUP_RATE:-250} \
     WARMUP_COUPON_ID=$wr_warm USER_PREFIX=wr- \
     SUMMARY_PATH="$OUT/wr-spike-k6.json" SPIKE_CPU="$OUT/wr-spike-cpu.json" \
     local/room-spike.sh --console-output "$OUT/wr-journeys.log" || true

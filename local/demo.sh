@@ -13,7 +13,7 @@
 #      budget in at once). Each user joins the queue, sees their place and wait, polls as told and
 #      issues once with its entry token when admitted; those still waiting at the sell-out learn it
 #      at their next poll. A warm-up of fresh users through the room on a coupon of its own comes
-#      first (WR_WARMUP 60 s at WR_WARMUP_RATE 250 a second), so that the spike meets compiled code,
+#      first (WR_WARMUP 75 s at WR_WARMUP_RATE 250 a second), so that the spike meets compiled code,
 #      and the spike waits until the machine is quiet after it (local/room-spike.sh: QUIET_CORES 0.5
 #      busy cores for QUIET_HOLD 3 s, at most QUIET_TIMEOUT 60 s), as an event opens on an idle platform.
 #      WAITING_ROOM=0 sends the spike straight at the issuance API instead (loadtests/spike.js, VUS
@@ -32,7 +32,7 @@
 # Prometheus + k6 remote write) PORT_OFFSET / RUN_DIR (run beside another harness). Waiting room:
 # WAITING_ROOM (1), WR_BUDGET (6000 users a minute), WR_SUB_WINDOW (2s), WR_MODE (on; auto lets a
 # minute's budget in before it queues), MAX_WAIT (5m), WR_ETA_P90_MAX (0.20: the ETA error p90
-# judged), WR_WARMUP (60s; 0 for none), WR_WARMUP_RATE (250). Direct spike: VUS (10000),
+# judged), WR_WARMUP (75s; 0 for none), WR_WARMUP_RATE (250). Direct spike: VUS (10000),
 # RETRY_FRACTION (0.05), POLL_INTERVAL (1s, 0 = no status polling), P95_MS (1500) P99_MS (3000).
 # K6_LOCK (a file: k6 runs under flock on it). SERVICES_AOT (1: the services' AOT caches, trained once per build).
 set -euo pipefail
@@ -52,7 +52,10 @@ WAITING_ROOM=${WAITING_ROOM:-1}
 WR_BUDGET=${WR_BUDGET:-6000}
 WR_SUB_WINDOW=${WR_SUB_WINDOW:-2s}
 WR_MODE=${WR_MODE:-on}
-WR_WARMUP=${WR_WARMUP:-60s}
+# Longer than Tomcat's 60 s keep-alive timeout: the room's first idle connections time out inside
+# the warm-up, whose traffic then compiles the connection handler again, instead of 5 s before the
+# spike, which compiled it in its arrivals (0.8 s of C2 on a busy core; docs/decisions/0040).
+WR_WARMUP=${WR_WARMUP:-75s}
 if [ "$WAITING_ROOM" = 1 ]; then
   VUS=$USERS
   RAMP=${RAMP:-10s}
@@ -137,7 +140,7 @@ WARMUP_COUPON_ID=
 if [ "$WAITING_ROOM" = 1 ] && [ "$WR_WARMUP" != 0 ] && [ "$WR_WARMUP" != 0s ]; then
   # The room's first answers otherwise run in the interpreter while its compilers take half its CPU:
   # an event meets a room that has been up for a while, not one started a minute before. 15,000
-  # visits bring the hot methods to C2; 4,000 left them profiled in C1, and the spike's compilations
+  # visits (now 18,750) bring the hot methods to C2; 4,000 left them profiled in C1, and the spike's compilations
   # then doubled the room's CPU a request during the spike (in one pair of runs, join p95 97 ms
   # against 24 ms). At 500 a second the stack it has just started (brokers and API still compiling)
   # was saturated through the warm-up and still busy when the spike came; at 250 it is idle by then.
