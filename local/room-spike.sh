@@ -7,7 +7,7 @@
 #      compiling and collecting after its warm-up (at most QUIET_TIMEOUT seconds, then it goes on
 #      and says so)
 #   3. the spike: USERS within RAMP, with each process's CPU over the arrivals (RAMP + 2 s) written
-#      to SPIKE_CPU when set (local/verify.sh cpu diff: the roles' shares and the machine's)
+#      to SPIKE_CPU when set (local/verify.sh cpu watch: the roles' shares and the machine's)
 # Usage: local/room-spike.sh [k6 options of the spike run]   Environment: as waiting-room.js (BASE_URL,
 # WR_URL, COUPON_ID, USERS, RAMP, WR_MODE, ...), plus QUIET_CORES (0.5), QUIET_HOLD (3),
 # QUIET_TIMEOUT (60), SPIKE_CPU, K6_LOCK (a file: the whole sequence runs under flock on it).
