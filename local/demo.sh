@@ -34,7 +34,8 @@
 # minute's budget in before it queues), MAX_WAIT (5m), WR_ETA_P90_MAX (0.20: the ETA error p90
 # judged), WR_WARMUP (75s; 0 for none), WR_WARMUP_RATE (250). Direct spike: VUS (10000),
 # RETRY_FRACTION (0.05), POLL_INTERVAL (1s, 0 = no status polling), P95_MS (1500) P99_MS (3000).
-# K6_LOCK (a file: k6 runs under flock on it). SERVICES_AOT (1: the services' AOT caches, trained once per build).
+# K6_LOCK (a file: k6 runs under flock on it; through the room, the warm-up, the wait and the spike).
+# SERVICES_AOT (1: the services' AOT caches, trained once per build).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -140,9 +141,9 @@ WARMUP_COUPON_ID=
 if [ "$WAITING_ROOM" = 1 ] && [ "$WR_WARMUP" != 0 ] && [ "$WR_WARMUP" != 0s ]; then
   # The room's first answers otherwise run in the interpreter while its compilers take half its CPU:
   # an event meets a room that has been up for a while, not one started a minute before. 15,000
-  # visits (now 18,750) bring the hot methods to C2; 4,000 left them profiled in C1, and the spike's compilations
-  # then doubled the room's CPU a request during the spike (in one pair of runs, join p95 97 ms
-  # against 24 ms). At 500 a second the stack it has just started (brokers and API still compiling)
+  # visits or more (WR_WARMUP at WR_WARMUP_RATE) bring the hot methods to C2; 4,000 left them
+  # profiled in C1, and the spike's compilations then doubled the room's CPU a request during the
+  # spike (in one pair of runs, join p95 97 ms against 24 ms). At 500 a second the stack it has just started (brokers and API still compiling)
   # was saturated through the warm-up and still busy when the spike came; at 250 it is idle by then.
   WARMUP_COUPON_ID=$((COUPON_ID + 1))
   local/verify.sh register --coupon "$WARMUP_COUPON_ID" --quantity 100000 --wait-ready 0
@@ -159,7 +160,8 @@ if [ "$WAITING_ROOM" = 1 ]; then
   BASE_URL="http://127.0.0.1:$((8080 + PORT_OFFSET))" WR_URL="http://127.0.0.1:$((8070 + PORT_OFFSET))" \
     COUPON_ID="$COUPON_ID" USERS="$USERS" RAMP="$RAMP" WR_MODE="$WR_MODE" SUMMARY_PATH="$OUT_DIR/k6-summary.json" \
     WARMUP_COUPON_ID="$WARMUP_COUPON_ID" WARMUP="$WR_WARMUP" WARMUP_RATE="${WR_WARMUP_RATE:-250}" \
-    SPIKE_CPU="$OUT_DIR/spike-cpu.json" local/room-spike.sh --console-output "$OUT_DIR/journeys.log" || k6_rc=$?
+    SPIKE_CPU="$OUT_DIR/spike-cpu.json" "${lock[@]}" local/room-spike.sh --console-output "$OUT_DIR/journeys.log" \
+    || k6_rc=$?
 else
   say "spike: $USERS users on $VUS VUs arriving within $RAMP, then polling their status until ISSUED"
   BASE_URL="http://127.0.0.1:$((8080 + PORT_OFFSET))" COUPON_ID="$COUPON_ID" VUS="$VUS" USERS="$USERS" RAMP="$RAMP" \

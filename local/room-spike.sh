@@ -10,13 +10,10 @@
 #      to SPIKE_CPU when set (local/verify.sh cpu watch: the roles' shares and the machine's)
 # Usage: local/room-spike.sh [k6 options of the spike run]   Environment: as waiting-room.js (BASE_URL,
 # WR_URL, COUPON_ID, USERS, RAMP, WR_MODE, ...), plus QUIET_CORES (0.5), QUIET_HOLD (3),
-# QUIET_TIMEOUT (60), SPIKE_CPU, K6_LOCK (a file: the whole sequence runs under flock on it).
+# QUIET_TIMEOUT (60), SPIKE_CPU.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-if [ -n "${K6_LOCK:-}" ] && [ -z "${ROOM_SPIKE_LOCKED:-}" ]; then
-  ROOM_SPIKE_LOCKED=1 exec flock "$K6_LOCK" "$0" "$@"
-fi
 
 warmup=${WARMUP:-0}
 if [ -n "${WARMUP_COUPON_ID:-}" ] && [ "$warmup" != 0 ] && [ "$warmup" != 0s ]; then
