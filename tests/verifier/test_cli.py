@@ -1,10 +1,6 @@
 """The command line its callers use (local/demo.sh, local/bench.sh, tests/loadtests/smoke.sh)."""
-import subprocess
-import sys
-
 import pytest
 
-from verifier import machine
 from verifier.cli import parser, spike_cpu_summary
 from verifier.settings import Settings
 
@@ -43,45 +39,6 @@ def test_settings_read_the_harness_environment():
 def test_cpu_watch_reads_its_window_as_a_duration():
     a = parser().parse_args("cpu watch spike.json --for 10s --tail 2s".split())
     assert (a.for_ms, a.tail_ms) == (10000, 2000)
-
-
-def spinning():
-    """A process that keeps one core busy until it is killed."""
-    return subprocess.Popen([sys.executable, "-c", "while True: pass"])
-
-
-def test_busy_cores_see_a_spinning_process():
-    spin = spinning()
-    try:
-        assert machine.busy_cores(1.0) >= 0.7
-    finally:
-        spin.kill()
-
-
-def test_wait_quiet_waits_out_a_busy_machine_then_gives_up():
-    spin = spinning()
-    try:
-        q = machine.wait_quiet(max_cores=0.5, hold_s=1.0, timeout_s=1.5)
-    finally:
-        spin.kill()
-    assert not q["quiet"] and q["waited_s"] >= 1.5 and q["busy_cores"] > 0.5
-
-
-def test_wait_quiet_returns_once_quiet_for_the_hold():
-    q = machine.wait_quiet(max_cores=64, hold_s=1.0, timeout_s=30)
-    assert q["quiet"] and 1.0 <= q["waited_s"] < 5
-
-
-def test_cpu_diff_counts_the_machine_and_what_no_role_explains():
-    before = machine.cpu_snapshot(offset=54321)  # no harness at this offset: every busy tick is "other"
-    spin = spinning()
-    try:
-        machine.busy_cores(1.0)
-    finally:
-        spin.kill()
-    d = machine.cpu_diff(before)
-    assert d["percent_of_machine"] == {}
-    assert d["machine_busy_percent"] >= 70 / d["cores"] and d["other_percent"] == d["machine_busy_percent"]
 
 
 def test_spike_cpu_summary_speaks_in_cores():
