@@ -9,6 +9,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+import yaml
 
 from kube import ROOT, SHARED, load_yaml
 
@@ -94,18 +95,25 @@ def test_skaffold_hands_the_built_images_to_the_chart(skaffold, chart_dir):
     release = skaffold["deploy"]["helm"]["releases"][0]
     assert release["chartPath"] == "."
     templates = release["setValueTemplates"]
-    # Value paths go through the dependency's alias (Chart.yaml), not the subchart's directory name.
-    deps = {d["name"]: d for d in load_yaml(chart_dir / "Chart.yaml")["dependencies"]}
-    for image in ("coupon-api", "coupon-consumer"):
-        key = deps[image].get("alias", image)
+    # Value paths go through the component's values key (templates/_components.tpl).
+    components = _components(chart_dir)
+    values = load_yaml(chart_dir / "values.yaml")
+    for image in ("coupon-api", "coupon-consumer", "coupon-waiting-room"):
+        key = components[image]["valuesKey"]
         repo_key, tag_key = f"{key}.image.repository", f"{key}.image.tag"
         assert templates[repo_key] == "{{.IMAGE_REPO_%s}}" % _sanitized(image)
         assert "{{.IMAGE_TAG_%s}}" % _sanitized(image) in templates[tag_key]
-        # The path must exist in the subchart's values, or helm would silently ignore it.
-        sub_values = load_yaml(chart_dir / "charts" / image / "values.yaml")
-        assert "repository" in sub_values["image"] and "tag" in sub_values["image"], image
-    assert not [k for k in templates if k.split(".")[0] not in
-                {d.get("alias", d["name"]) for d in deps.values()}], "a value path outside the subcharts"
+        # The path must exist in the chart's values, or helm would silently ignore it.
+        assert "repository" in values[key]["image"] and "tag" in values[key]["image"], image
+    keys = {c["valuesKey"] for c in components.values()}
+    assert not [k for k in templates if k.split(".")[0] not in keys], "a value path outside the components"
+
+
+def _components(chart_dir) -> dict:
+    """The components map of templates/_components.tpl (a YAML body inside a define)."""
+    text = (chart_dir / "templates" / "_components.tpl").read_text()
+    body = re.search(r'define "coupon-event.components" -}}\n(.*?)\n{{- end', text, re.S).group(1)
+    return yaml.safe_load(body)
 
 
 def test_skaffold_profiles_point_at_existing_values(skaffold, chart_dir):
