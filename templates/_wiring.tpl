@@ -10,7 +10,7 @@
 {{- if .Values.kafka.external.bootstrapServers -}}
 {{- .Values.kafka.external.bootstrapServers -}}
 {{- else -}}
-{{- printf "%s-kafka-bootstrap:9092" (include "coupon-event.kafkaClusterName" .) -}}
+{{- printf "%s-kafka-bootstrap.%s.svc:9092" (include "coupon-event.kafkaClusterName" .) .Release.Namespace -}}
 {{- end -}}
 {{- end -}}
 

@@ -60,6 +60,9 @@ crds() {
   done
   node exec "$BIN/kubectl" wait --for=condition=Established crd --all --timeout=300s >/dev/null
   log "CRDs of prometheus-operator, Strimzi and k6-operator established"
+  # The cluster's PriorityClasses, as operators/install.sh applies them on EKS: the chart's pods
+  # name them by default.
+  node exec "$BIN/kubectl" apply --server-side --force-conflicts -f "$ROOT/k8s/priorityclasses.yaml" >/dev/null
 }
 
 install() {

@@ -3,6 +3,7 @@ for the upstream charts that publish no schema, against pinned lists of the keys
 from __future__ import annotations
 
 import copy
+import ipaddress
 import json
 import re
 from pathlib import Path
@@ -185,6 +186,23 @@ def test_enforced_policies_let_keda_read_the_brokers(cluster, chart_dir):
             "podSelector": {"matchLabels": {"app.kubernetes.io/name": "keda-operator"}}} in peers
     assert "operator" not in (load_yaml(ROOT / "operators" / "values" / "keda.yaml") or {}), \
         "operator.name renamed: the chart's peer would miss KEDA's operator"
+
+
+def test_store_egress_default_covers_the_cluster_vpc(cluster):
+    """networkPolicy.externalEgress (the default path to stores outside the release) must contain
+    the VPC the cluster is created in; eksctl's VPC is 192.168.0.0/16 unless vpc.cidr says otherwise."""
+    vpc = ipaddress.ip_network((cluster.get("vpc") or {}).get("cidr", "192.168.0.0/16"))
+    blocks = [ipaddress.ip_network(p["ipBlock"]["cidr"])
+              for p in load_yaml(ROOT / "values.yaml")["networkPolicy"]["externalEgress"] if "ipBlock" in p]
+    assert any(vpc.subnet_of(b) for b in blocks), f"VPC {vpc} outside the egress default {blocks}"
+
+
+def test_region_is_one_parameter(cluster):
+    """The region: metadata.region, and every availability zone of the cluster inside it."""
+    region = cluster["metadata"]["region"]
+    assert cluster["availabilityZones"] and all(z.startswith(region) for z in cluster["availabilityZones"])
+    for g in cluster["managedNodeGroups"]:
+        assert all(z.startswith(region) for z in g.get("availabilityZones", [])), g["name"]
 
 
 def autoscaled_pools(cluster) -> list[dict]:
