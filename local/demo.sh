@@ -55,7 +55,7 @@ WR_SUB_WINDOW=${WR_SUB_WINDOW:-2s}
 WR_MODE=${WR_MODE:-on}
 # Longer than Tomcat's 60 s keep-alive timeout: the room's first idle connections time out inside
 # the warm-up, whose traffic then compiles the connection handler again, instead of 5 s before the
-# spike, which compiled it in its arrivals (0.8 s of C2 on a busy core; docs/decisions/0040).
+# spike, which compiled it in its arrivals (0.8 s of C2 on a busy core; local/decisions/0040).
 WR_WARMUP=${WR_WARMUP:-75s}
 if [ "$WAITING_ROOM" = 1 ]; then
   VUS=$USERS

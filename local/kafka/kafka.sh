@@ -15,7 +15,7 @@ KAFKA_START_TIMEOUT=${KAFKA_START_TIMEOUT:-420}
 # Full replication after a restart can take minutes on a starved 2-core VM.
 KAFKA_HEALTHY_TIMEOUT=${KAFKA_HEALTHY_TIMEOUT:-600}
 # Full tiered compilation (C1 + C2): under sustained load C2 code costs the brokers about a third
-# less CPU per issuance than C1 only (docs/decisions/0027). KAFKA_JIT_OPTS=-XX:TieredStopAtLevel=1
+# less CPU per issuance than C1 only (local/decisions/0027). KAFKA_JIT_OPTS=-XX:TieredStopAtLevel=1
 # brings C1 only back.
 KAFKA_JIT_OPTS=${KAFKA_JIT_OPTS:-}
 # Serial GC and no perf-data sampling: no concurrent GC or sampler threads waking up on an idle
