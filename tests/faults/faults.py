@@ -127,6 +127,8 @@ def heal():
                 os.kill(pid, signal.SIGCONT)  # a scenario that failed may have left one stopped
             except ProcessLookupError:
                 pass
+    if pid_of("mariadb"):
+        infra("mariadb-read-only", "off", check=False)  # a failed mariadb-read-only run may have left it on
     extras = [f"consumer-{n}" for n in range(2, 6) if pid_of(f"consumer-{n}")]
     if extras:
         services("down", *extras, check=False)
@@ -369,6 +371,19 @@ def mariadb_down(down_s):
         run.at(15 + down_s)
         infra("mariadb-start")
         run.mark("restored", "MariaDB answers again")
+    return inject
+
+
+def mariadb_read_only(read_only_s):
+    def inject(run):
+        # What a managed MySQL answers right after a failover demotes the writer: reads work, every
+        # write fails with error 1290 until the new writer takes them.
+        run.at(15)
+        infra("mariadb-read-only", "on")
+        run.mark("fault", f"MariaDB read-only (writes refused with error 1290) for {read_only_s} s")
+        run.at(15 + read_only_s)
+        infra("mariadb-read-only", "off")
+        run.mark("restored", "MariaDB writable again")
     return inject
 
 
@@ -637,6 +652,8 @@ SCENARIOS = [
              quantity=500, rate=10, duration=60, inject=consumer_killed_mid_batch, checks=issuance_unaffected),
     Scenario("mariadb-down", "MariaDB stopped for 30 s under load", "short",
              quantity=500, rate=10, duration=70, inject=mariadb_down(30), checks=backlog_drained),
+    Scenario("mariadb-read-only", "MariaDB read-only for 20 s under load (writes refused, error 1290)", "long",
+             quantity=400, rate=10, duration=50, inject=mariadb_read_only(20), checks=backlog_drained),
     Scenario("redis-failover", "The Redis master of the coupon SIGKILLed: failover to its replica", "long",
              quantity=600, rate=10, duration=90, inject=redis_master_killed, checks=failover_bounded),
     Scenario("redis-flush", "Redis flushed entirely mid-event", "short",
