@@ -5,7 +5,8 @@
 #   up | down | status | env | reset | redis-flush
 #   kafka-stop [N..] | kafka-start [N..] | kafka-kill N
 #   fault injection (tests/faults): pid NAME | redis-master-of KEY | redis-kill PORT |
-#   redis-wait-failover PORT [TIMEOUT_S] | redis-start PORT | mariadb-stop | mariadb-kill | mariadb-start
+#   redis-wait-failover PORT [TIMEOUT_S] | redis-start PORT | mariadb-stop | mariadb-kill | mariadb-start |
+#   mariadb-read-only on|off
 set -euo pipefail
 LOG_TAG=infra
 # shellcheck source=lib/common.sh
@@ -100,5 +101,6 @@ case "${1:-}" in
   mariadb-stop) mariadb_down; log "mariadb stopped" ;;
   mariadb-kill) mariadb_kill ;;
   mariadb-start) mariadb_up; log "mariadb ready" ;;
+  mariadb-read-only) [ $# -eq 2 ] || die "usage: $0 mariadb-read-only on|off"; mariadb_read_only "$2" ;;
   *) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac

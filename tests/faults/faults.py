@@ -127,6 +127,8 @@ def heal():
                 os.kill(pid, signal.SIGCONT)  # a scenario that failed may have left one stopped
             except ProcessLookupError:
                 pass
+    if pid_of("mariadb"):
+        infra("mariadb-read-only", "off", check=False)  # a failed mariadb-read-only run may have left it on
     extras = [f"consumer-{n}" for n in range(2, 6) if pid_of(f"consumer-{n}")]
     if extras:
         services("down", *extras, check=False)
@@ -194,6 +196,7 @@ class Wave:
     name: str
     summary: str
     csv: str
+    log: str  # k6's console output: the ISSUE_OUTCOME lines the verifier reads (--outcomes)
     proc: subprocess.Popen
     started: float
 
@@ -290,11 +293,13 @@ class Run:
                 "USER_PREFIX": self.prefix, "SUMMARY_PATH": summary, "K6_CSV_TIME_FORMAT": "unix_milli",
                 # correctness, not latency: thresholds are not judged here
                 "P95_MS": "600000", "P99_MS": "600000", "MAX_UNEXPECTED_RATE": "1", "MAX_FAILED_RATE": "1",
-                "REQUEST_TIMEOUT": "20s", "LOG_VUS": "0", **{k: str(v) for k, v in env.items()}}
+                "REQUEST_TIMEOUT": "20s", "LOG_VUS": "0",
+                # every 202, 503 and unanswered request named with its user: the verifier judges per user
+                "LOG_OUTCOMES": "1", **{k: str(v) for k, v in env.items()}}
         logf = open(os.path.join(self.out, f"{name}-k6.log"), "w")
         proc = subprocess.Popen(["nice", "-n", "10", "loadtests/run.sh", script, "--quiet", "--out", f"csv={out_csv}"],
                                 cwd=ROOT, env=full, stdout=logf, stderr=subprocess.STDOUT)
-        w = Wave(name, summary, out_csv, proc, time.time())
+        w = Wave(name, summary, out_csv, logf.name, proc, time.time())
         self.waves.append(w)
         return w
 
@@ -326,7 +331,7 @@ class Scenario:
     api_args: str = ""
 
 
-# ---- the eight faults -----------------------------------------------------------------------------
+# ---- the faults -----------------------------------------------------------------------------------
 
 def kafka_node_down(nodes, down_s):
     def inject(run):
@@ -366,6 +371,19 @@ def mariadb_down(down_s):
         run.at(15 + down_s)
         infra("mariadb-start")
         run.mark("restored", "MariaDB answers again")
+    return inject
+
+
+def mariadb_read_only(read_only_s):
+    def inject(run):
+        # What a managed MySQL answers right after a failover demotes the writer: reads work, every
+        # write fails with error 1290 until the new writer takes them.
+        run.at(15)
+        infra("mariadb-read-only", "on")
+        run.mark("fault", f"MariaDB read-only (writes refused with error 1290) for {read_only_s} s")
+        run.at(15 + read_only_s)
+        infra("mariadb-read-only", "off")
+        run.mark("restored", "MariaDB writable again")
     return inject
 
 
@@ -634,6 +652,8 @@ SCENARIOS = [
              quantity=500, rate=10, duration=60, inject=consumer_killed_mid_batch, checks=issuance_unaffected),
     Scenario("mariadb-down", "MariaDB stopped for 30 s under load", "short",
              quantity=500, rate=10, duration=70, inject=mariadb_down(30), checks=backlog_drained),
+    Scenario("mariadb-read-only", "MariaDB read-only for 20 s under load (writes refused, error 1290)", "long",
+             quantity=400, rate=10, duration=50, inject=mariadb_read_only(20), checks=backlog_drained),
     Scenario("redis-failover", "The Redis master of the coupon SIGKILLed: failover to its replica", "long",
              quantity=600, rate=10, duration=90, inject=redis_master_killed, checks=failover_bounded),
     Scenario("redis-flush", "Redis flushed entirely mid-event", "short",
@@ -802,7 +822,9 @@ def run_scenario(sc, index, out_dir, base):
     verified = os.path.join(out, "verified.json")
     vres = subprocess.run(["local/verify.sh", "verify", "--k6", os.path.join(out, "merged-k6.json"),
                            "--quantity", str(sc.quantity), "--drain-timeout", "90", "--reconcile-timeout", "60",
-                           "--ignore-thresholds", "--out", verified], cwd=ROOT, capture_output=True, text=True)
+                           "--ignore-thresholds", "--out", verified,
+                           *[arg for w in run.waves for arg in ("--outcomes", w.log)]],
+                          cwd=ROOT, capture_output=True, text=True)
     with open(os.path.join(out, "verify.txt"), "w") as f:
         f.write(vres.stdout + vres.stderr)
     v = json.load(open(verified))["verification"] if os.path.exists(verified) else {"checks": {}}
@@ -816,7 +838,9 @@ def run_scenario(sc, index, out_dir, base):
         "answers": answers(run, requests),
         "requesters": merged["requesters"], "gave_up": merged["gave_up"],
         "rows": v.get("rows"), "duplicates": (v.get("duplicates") or 0) + (v.get("duplicate_slots") or 0),
+        # per user: the users answered 202 without a row (the verifier reads every wave's outcomes)
         "over_issue": v.get("over_issue"), "lost_202": v.get("lost_acceptances"),
+        "lost_202_users": v.get("lost_202_users"),
         "stranded": max(0, min(sc.quantity, merged["requesters"]) - (v.get("rows") or 0)),
         "dead_letters": (dlt_after - dlt_before) if None not in (dlt_before, dlt_after) else None,
         "settled_s": settled_s,
@@ -938,6 +962,7 @@ def main(argv=None):
                                                  "stranded", "dead_letters", "first_202_s", "lag_recovered_s",
                                                  "recovery_s", "run_s")}})
     report = [{"scenario": r["scenario"], "length": r["length"], "passed": r["passed"], "lost_202": r["lost_202"],
+               "lost_202_users": r.get("lost_202_users"),
                "over_issue": r["over_issue"], "duplicates": r["duplicates"], "stranded": r["stranded"],
                "recovery_s": r["recovery_s"], "first_202_s": r["first_202_s"],
                "lag_recovered_s": r["lag_recovered_s"], "dead_letters": r["dead_letters"], "run_s": r["run_s"],

@@ -3,6 +3,7 @@ package io.couponevent.testsupport;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
@@ -94,16 +95,16 @@ public final class Harness {
 	}
 
 	/**
-	 * Runs {@code local/infra.sh <command>} with the caller's PORT_OFFSET/RUN_DIR
-	 * (inherited env).
+	 * Runs {@code local/infra.sh <command> [arguments]} with the caller's
+	 * PORT_OFFSET/RUN_DIR (inherited env).
 	 */
-	public static void infra(String command) throws IOException, InterruptedException {
-		Process process = new ProcessBuilder(repoRoot().resolve("local/infra.sh").toString(), command)
-			.directory(repoRoot().toFile())
-			.inheritIO()
-			.start();
+	public static void infra(String command, String... arguments) throws IOException, InterruptedException {
+		List<String> line = new ArrayList<>(List.of(repoRoot().resolve("local/infra.sh").toString(), command));
+		line.addAll(List.of(arguments));
+		Process process = new ProcessBuilder(line).directory(repoRoot().toFile()).inheritIO().start();
 		if (!process.waitFor(infraTimeout().toSeconds(), TimeUnit.SECONDS) || process.exitValue() != 0) {
-			throw new IllegalStateException("local/infra.sh " + command + " failed");
+			throw new IllegalStateException(
+					"local/infra.sh " + String.join(" ", line.subList(1, line.size())) + " failed");
 		}
 	}
 
