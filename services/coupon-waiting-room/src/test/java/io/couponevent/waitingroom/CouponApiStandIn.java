@@ -26,6 +26,8 @@ final class CouponApiStandIn {
 
 	private final Map<Long, Boolean> unknown = new ConcurrentHashMap<>();
 
+	private final Map<Long, Boolean> failing = new ConcurrentHashMap<>();
+
 	CouponApiStandIn() throws IOException {
 		this.server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
 		this.server.createContext("/api/v1/coupons/", this::answer);
@@ -49,12 +51,25 @@ final class CouponApiStandIn {
 		this.unknown.put(coupon, true);
 	}
 
+	/** The API fails (500) for this coupon until {@link #recovers}. */
+	void fails(long coupon) {
+		this.failing.put(coupon, true);
+	}
+
+	void recovers(long coupon) {
+		this.failing.remove(coupon);
+	}
+
 	private void answer(HttpExchange exchange) throws IOException {
 		String path = exchange.getRequestURI().getPath();
 		long id = Long.parseLong(path.substring(path.lastIndexOf('/') + 1));
 		byte[] body;
 		int status;
-		if (this.unknown.containsKey(id)) {
+		if (this.failing.containsKey(id)) {
+			status = 500;
+			body = "{\"code\":\"INTERNAL_ERROR\"}".getBytes(StandardCharsets.UTF_8);
+		}
+		else if (this.unknown.containsKey(id)) {
 			status = 404;
 			body = "{\"code\":\"COUPON_NOT_FOUND\"}".getBytes(StandardCharsets.UTF_8);
 		}

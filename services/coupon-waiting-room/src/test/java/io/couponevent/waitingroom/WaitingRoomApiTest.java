@@ -352,6 +352,51 @@ class WaitingRoomApiTest {
 	}
 
 	/**
+	 * Issue 37, item 7: join and poll for ids the API does not know are refused before a
+	 * zone exists, so they leave no Redis key, no meter and no tick behind (a flood of
+	 * ids once made the tick outlast the gate's TTL).
+	 */
+	@Test
+	void anUnknownCouponMakesNoZoneNoKeyAndNoMeter() throws Exception {
+		long joined = Harness.uniqueCouponId();
+		long polled = Harness.uniqueCouponId();
+		API.unknown(joined);
+		API.unknown(polled);
+		Reply join = join(joined, "flooder");
+		assertThat(join.status()).isEqualTo(404);
+		assertThat(join.text("code")).isEqualTo("COUPON_NOT_FOUND");
+		Reply poll = poll(polled, "flooder");
+		assertThat(poll.status()).isEqualTo(404);
+		assertThat(poll.text("code")).isEqualTo("COUPON_NOT_FOUND");
+		assertThat(admin("GET", "coupon-" + polled, null).status()).isEqualTo(404);
+		// the ticker runs every second: a zone it knew would have written its hash by now
+		Thread.sleep(2500);
+		for (long coupon : List.of(joined, polled)) {
+			for (String suffix : List.of("q", "adm", "seen", "meta", "soldout", "closed", "eta")) {
+				assertThat(this.redis.hasKey("wr:{coupon-" + coupon + "}:" + suffix)).as(coupon + ":" + suffix)
+					.isFalse();
+			}
+			assertThat(prometheus()).doesNotContain("zone=\"coupon-" + coupon + "\"");
+		}
+	}
+
+	/**
+	 * A coupon the API cannot answer for is not taken on trust (a zone for any id while
+	 * the API is down): 503 until the API confirms it.
+	 */
+	@Test
+	void aCouponTheApiCannotConfirmWaitsForTheApi() throws Exception {
+		long coupon = Harness.uniqueCouponId();
+		API.fails(coupon);
+		Reply refused = join(coupon, "early");
+		assertThat(refused.status()).isEqualTo(503);
+		assertThat(refused.text("code")).isEqualTo("UNAVAILABLE");
+		assertThat(this.redis.hasKey("wr:{coupon-" + coupon + "}:meta")).isFalse();
+		API.recovers(coupon);
+		assertThat(join(coupon, "early").text("state")).isEqualTo("ADMITTED");
+	}
+
+	/**
 	 * Join and poll are answered ahead of Spring Security and MVC (EntryEndpoint); a
 	 * query string sends the same request through the controller: both answer alike.
 	 */
