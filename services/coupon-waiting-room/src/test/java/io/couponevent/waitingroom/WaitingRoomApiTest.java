@@ -4,6 +4,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -394,6 +395,58 @@ class WaitingRoomApiTest {
 		assertThat(this.redis.hasKey("wr:{coupon-" + coupon + "}:meta")).isFalse();
 		API.recovers(coupon);
 		assertThat(join(coupon, "early").text("state")).isEqualTo("ADMITTED");
+	}
+
+	/**
+	 * Issue 37, item 11: the API's defences against request shapes it never reads, on the
+	 * room too: 415 for wildcard, form and multipart types, a body limit on the admin
+	 * PUT, two Authorization headers refused, and a stalled client dropped after 20 s
+	 * (while an idle keep-alive connection outlasts the longest poll interval).
+	 */
+	@Test
+	void requestShapesTheRoomNeverReadsAreRefused() throws Exception {
+		long coupon = Harness.uniqueCouponId();
+		String entries = "/api/v1/waiting-room/coupons/" + coupon + "/entries";
+		for (String type : List.of("*/*", "application/*", "multipart/form-data", "multipart/form-data; boundary=x",
+				"application/x-www-form-urlencoded", ";;;")) {
+			HttpResponse<String> join = send(request(entries, Tokens.user("shape")).header("Content-Type", type)
+				.POST(HttpRequest.BodyPublishers.ofString("a=b")));
+			assertThat(join.statusCode()).as(type).isEqualTo(415);
+			assertThat(join.headers().firstValue("Content-Type")).get().asString().contains("problem+json");
+			HttpResponse<String> bare = send(request(entries, Tokens.user("shape")).header("Content-Type", type)
+				.POST(HttpRequest.BodyPublishers.noBody()));
+			assertThat(bare.statusCode()).as(type + " without a body").isEqualTo(415);
+		}
+		String admin = "/api/v1/admin/waiting-room/zones/coupon-" + coupon;
+		String huge = "{\"mode\":\"on\",\"pad\":\"" + "x".repeat(1_000_000) + "\"}";
+		assertThat(send(request(admin, Tokens.admin("ops")).header("Content-Type", "application/json")
+			.PUT(HttpRequest.BodyPublishers.ofString(huge))).statusCode()).isEqualTo(413);
+		HttpResponse<String> chunked = send(
+				request(admin, Tokens.admin("ops")).header("Content-Type", "application/json")
+					.PUT(HttpRequest.BodyPublishers
+						.ofInputStream(() -> new java.io.ByteArrayInputStream(huge.getBytes(StandardCharsets.UTF_8)))));
+		assertThat(chunked.statusCode()).isBetween(400, 499);
+		assertThat(admin("GET", "coupon-" + coupon, null).text("mode")).isEqualTo("auto");
+		HttpResponse<String> twice = send(
+				request(entries, Tokens.user("first")).header("Authorization", "Bearer " + Tokens.user("second"))
+					.POST(HttpRequest.BodyPublishers.noBody()));
+		assertThat(twice.statusCode()).isEqualTo(400);
+		assertThat(poll(coupon, "first").status()).isEqualTo(404);
+		assertThat(poll(coupon, "second").status()).isEqualTo(404);
+		var protocol = (AbstractProtocol<?>) connector().getProtocolHandler();
+		assertThat(protocol.getConnectionTimeout()).isEqualTo(20_000);
+		assertThat(protocol.getKeepAliveTimeout()).isGreaterThan((int) 30_000);
+	}
+
+	private HttpRequest.Builder request(String path, String token) {
+		String port = this.env.getProperty("local.server.port");
+		return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+			.timeout(Harness.httpTimeout())
+			.header("Authorization", "Bearer " + token);
+	}
+
+	private HttpResponse<String> send(HttpRequest.Builder request) throws Exception {
+		return this.http.send(request.build(), HttpResponse.BodyHandlers.ofString());
 	}
 
 	/**
