@@ -306,9 +306,9 @@ def test_a_huge_body_is_refused_with_413(coupon):
     refused(coupon, sub)
 
 
-def idle_close_seconds(payload, limit):
+def idle_close_seconds(payload, limit, port=API_PORT):
     """Sends `payload` and stalls; seconds until the server answers or closes (None: still open)."""
-    s = socket.create_connection(("127.0.0.1", API_PORT), timeout=limit)
+    s = socket.create_connection(("127.0.0.1", port), timeout=limit)
     try:
         s.sendall(payload)
         start = time.time()
