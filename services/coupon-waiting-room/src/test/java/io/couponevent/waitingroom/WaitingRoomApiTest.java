@@ -275,6 +275,29 @@ class WaitingRoomApiTest {
 				"coupon_waiting_room_sold_out_total{application=\"coupon-waiting-room\",zone=\"" + zone + "\"} 5.0");
 	}
 
+	/**
+	 * Issue 37, item 9: the API's SOLD_OUT can be transient (held and stale units count
+	 * as issued until they come back), CLOSED ends when an admin extends closesAt, and a
+	 * coupon can be registered again: the room follows the coupon back to OPEN.
+	 */
+	@Test
+	void aSellOutOrAClosingThatEndsLetsUsersInAgain() throws Exception {
+		long coupon = Harness.uniqueCouponId();
+		assertThat(join(coupon, "before").text("state")).isEqualTo("ADMITTED");
+		for (String state : List.of("SOLD_OUT", "CLOSED")) {
+			API.state(coupon, state);
+			assertThat(Eventually
+				.await(Duration.ofSeconds(20), () -> join(coupon, "during-" + state),
+						(r) -> state.equals(r.text("state")))
+				.text("state")).isEqualTo(state);
+			API.state(coupon, "OPEN");
+			assertThat(Eventually
+				.await(Duration.ofSeconds(20), () -> join(coupon, "after-" + state),
+						(r) -> "ADMITTED".equals(r.text("state")))
+				.text("state")).as("after " + state).isEqualTo("ADMITTED");
+		}
+	}
+
 	@Test
 	void theEntryTokenAdmitsOnlyItsUserAndCouponUntilItExpires() throws Exception {
 		long coupon = Harness.uniqueCouponId();

@@ -28,6 +28,9 @@ class RoomStore {
 	private static final RedisScript<Long> SHUFFLE = RedisScript.of(ClasspathText.read("scripts/shuffle.lua"),
 			Long.class);
 
+	private static final RedisScript<Long> COUPON_STATE = RedisScript.of(ClasspathText.read("scripts/coupon-state.lua"),
+			Long.class);
+
 	private final StringRedisTemplate redis;
 
 	RoomStore(StringRedisTemplate redis) {
@@ -77,12 +80,12 @@ class RoomStore {
 		this.redis.opsForHash().putAll(zone.meta(), fields);
 	}
 
-	void markSoldOut(Zone zone, long couponId) {
-		this.redis.opsForSet().add(zone.soldOut(), Long.toString(couponId));
-	}
-
-	void markClosed(Zone zone, long couponId) {
-		this.redis.opsForSet().add(zone.closed(), Long.toString(couponId));
+	/**
+	 * The coupon's state as the API reports it: sold out, closed, or neither (which
+	 * clears an earlier sell-out or closing).
+	 */
+	void couponState(Zone zone, long couponId, String state) {
+		this.redis.execute(COUPON_STATE, List.of(zone.soldOut(), zone.closed()), Long.toString(couponId), state);
 	}
 
 	Set<String> soldOut(Zone zone) {

@@ -114,9 +114,12 @@ class ZoneTicker implements SchedulingConfigurer {
 			if (status == null || status.state() == null) {
 				continue;
 			}
+			// every lookup, so that a sell-out or a closing that ended is cleared
+			this.store.couponState(zone, coupon, status.state());
 			switch (status.state()) {
-				case "SOLD_OUT" -> this.store.markSoldOut(zone, coupon);
-				case "CLOSED" -> this.store.markClosed(zone, coupon);
+				case "SOLD_OUT", "CLOSED" -> {
+					// recorded above: the waiting users learn it at their next poll
+				}
 				case "SCHEDULED" -> {
 					meta = (meta != null) ? meta : this.store.meta(zone);
 					if (!"1".equals(meta.get("prequeue")) && status.opensAt() != null) {
