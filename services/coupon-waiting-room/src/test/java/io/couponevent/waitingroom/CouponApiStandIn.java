@@ -4,9 +4,11 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
@@ -28,9 +30,13 @@ final class CouponApiStandIn {
 
 	private final Map<Long, Boolean> failing = new ConcurrentHashMap<>();
 
+	private final Map<Long, Duration> slow = new ConcurrentHashMap<>();
+
 	CouponApiStandIn() throws IOException {
 		this.server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
 		this.server.createContext("/api/v1/coupons/", this::answer);
+		// a slow answer for one coupon holds no other
+		this.server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
 		this.server.start();
 	}
 
@@ -58,11 +64,28 @@ final class CouponApiStandIn {
 
 	void recovers(long coupon) {
 		this.failing.remove(coupon);
+		this.slow.remove(coupon);
+	}
+
+	/**
+	 * The API answers for this coupon only after {@code delay} until {@link #recovers}.
+	 */
+	void slow(long coupon, Duration delay) {
+		this.slow.put(coupon, delay);
 	}
 
 	private void answer(HttpExchange exchange) throws IOException {
 		String path = exchange.getRequestURI().getPath();
 		long id = Long.parseLong(path.substring(path.lastIndexOf('/') + 1));
+		Duration delay = this.slow.get(id);
+		if (delay != null) {
+			try {
+				Thread.sleep(delay);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
 		byte[] body;
 		int status;
 		if (this.failing.containsKey(id)) {

@@ -298,6 +298,50 @@ class WaitingRoomApiTest {
 		}
 	}
 
+	/**
+	 * Issue 37, item 8: the gates are renewed on their own schedule. The coupon lookups
+	 * block (up to 3 s each when the API is slow); when the renewal waited for them, six
+	 * slow coupons made a round longer than the gate's 15 s TTL and the gates lapsed: the
+	 * API then took issuances without an entry token.
+	 */
+	@Test
+	void slowCouponLookupsDoNotLetTheGatesLapse() throws Exception {
+		List<Long> coupons = new ArrayList<>();
+		for (int i = 0; i < 6; i++) {
+			long coupon = Harness.uniqueCouponId();
+			coupons.add(coupon);
+			admin("PUT", "coupon-" + coupon, "{\"mode\":\"on\",\"paused\":true}");
+			assertThat(join(coupon, "waiting").text("state")).isEqualTo("PAUSED");
+		}
+		long watched = coupons.get(0);
+		assertThat(Eventually.await(Duration.ofSeconds(10), () -> this.redis.hasKey(EntryGate.key(watched)),
+				Boolean.TRUE::equals))
+			.isTrue();
+		try {
+			coupons.forEach((coupon) -> API.slow(coupon, Duration.ofSeconds(4)));
+			long last = Long.parseLong(this.redis.opsForValue().get(EntryGate.key(watched)));
+			long lastChange = System.currentTimeMillis();
+			long longestGap = 0;
+			long end = System.currentTimeMillis() + 22_000;
+			while (System.currentTimeMillis() < end) {
+				String expiry = this.redis.opsForValue().get(EntryGate.key(watched));
+				assertThat(expiry).as("the gate of coupon " + watched).isNotNull();
+				long now = System.currentTimeMillis();
+				if (Long.parseLong(expiry) != last) {
+					last = Long.parseLong(expiry);
+					lastChange = now;
+				}
+				longestGap = Math.max(longestGap, now - lastChange);
+				Thread.sleep(250);
+			}
+			// renewed every second: a few seconds' margin for a starved machine
+			assertThat(longestGap).as("longest time without a renewal (ms)").isLessThan(5_000);
+		}
+		finally {
+			coupons.forEach(API::recovers);
+		}
+	}
+
 	@Test
 	void theEntryTokenAdmitsOnlyItsUserAndCouponUntilItExpires() throws Exception {
 		long coupon = Harness.uniqueCouponId();

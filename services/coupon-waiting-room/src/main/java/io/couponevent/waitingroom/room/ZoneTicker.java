@@ -4,6 +4,9 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 import io.couponevent.common.entry.EntryGate;
 import io.couponevent.common.entry.EntryProperties;
@@ -15,18 +18,23 @@ import io.couponevent.waitingroom.room.RoomStore.Outcome;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.scheduling.annotation.SchedulingConfigurer;
 import org.springframework.scheduling.config.ScheduledTaskRegistrar;
 import org.springframework.stereotype.Component;
 
 /**
- * Once a second per zone: learns the coupons' state from the API (sold out, closed, the
- * opening), advances the admission window even when nobody polls, and keeps the gate key
- * in the issuance Redis while the zone queues. Every {@code sweep-every}: purges leavers.
+ * Once a second per zone: advances the admission window even when nobody polls, and keeps
+ * the gate key in the issuance Redis while the zone queues. On a thread of its own, also
+ * about once a second (every ten seconds for an idle zone): learns the coupons' state
+ * from the API (sold out, closed, the opening). The lookups block, up to a connect and a
+ * read timeout each; were the gates renewed after them, a few slow answers would outlast
+ * the gate's TTL and open the gates while users queue. Every {@code sweep-every}: purges
+ * leavers.
  */
 @Component
-class ZoneTicker implements SchedulingConfigurer {
+class ZoneTicker implements SchedulingConfigurer, DisposableBean {
 
 	private static final Logger log = LoggerFactory.getLogger(ZoneTicker.class);
 
@@ -34,7 +42,7 @@ class ZoneTicker implements SchedulingConfigurer {
 	static final long GATE_TTL_MS = 15_000;
 
 	/** An idle zone's coupons are looked up this often instead of every second. */
-	private static final int IDLE_LOOKUP_EVERY = 10;
+	private static final long IDLE_LOOKUP_MS = 10_000;
 
 	private final Zones zones;
 
@@ -53,7 +61,14 @@ class ZoneTicker implements SchedulingConfigurer {
 	/** Zone → whether its gate is on (as last written); absent: unknown, so cleared. */
 	private final Map<String, Boolean> gateOn = new ConcurrentHashMap<>();
 
-	private final Map<String, Integer> idleTicks = new ConcurrentHashMap<>();
+	/** Zones whose last tick found no queue and no activity. */
+	private final Set<String> idle = ConcurrentHashMap.newKeySet();
+
+	/** Zone → when its coupons were looked up last (ms). */
+	private final Map<String, Long> lookedUp = new ConcurrentHashMap<>();
+
+	private final ScheduledExecutorService lookups = Executors
+		.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("coupon-lookups").daemon().factory());
 
 	ZoneTicker(Zones zones, RoomStore store, RoomMetrics metrics, CouponStatusClient coupons, IssuanceRedis issuance,
 			WaitingRoomProperties properties, EntryProperties entry) {
@@ -70,6 +85,28 @@ class ZoneTicker implements SchedulingConfigurer {
 	public void configureTasks(ScheduledTaskRegistrar registrar) {
 		registrar.addFixedDelayTask(this::tickAll, Duration.ofSeconds(1));
 		registrar.addFixedDelayTask(this::sweepAll, this.properties.sweepEvery());
+		this.lookups.scheduleWithFixedDelay(this::lookUpAll, 0, 1, TimeUnit.SECONDS);
+	}
+
+	@Override
+	public void destroy() {
+		this.lookups.shutdownNow();
+	}
+
+	void lookUpAll() {
+		for (Zone zone : this.zones.known()) {
+			long now = System.currentTimeMillis();
+			if (this.idle.contains(zone.name()) && now - this.lookedUp.getOrDefault(zone.name(), 0L) < IDLE_LOOKUP_MS) {
+				continue;
+			}
+			try {
+				lookUpCoupons(zone);
+			}
+			catch (RuntimeException ex) {
+				log.warn("zone {}: lookup failed: {}", zone.name(), ex.toString());
+			}
+			this.lookedUp.put(zone.name(), now);
+		}
 	}
 
 	void tickAll() {
@@ -84,10 +121,6 @@ class ZoneTicker implements SchedulingConfigurer {
 	}
 
 	void tick(Zone zone) {
-		boolean busy = this.idleTicks.getOrDefault(zone.name(), 0) == 0;
-		if (busy) {
-			lookUpCoupons(zone);
-		}
 		Outcome o = this.store.call(zone, "tick", "", 0, System.currentTimeMillis(), this.entryTtlMs);
 		RoomMetrics.ZoneMeters meters = this.metrics.zone(zone.name());
 		meters.queueLength.set(o.queueLength());
@@ -95,8 +128,12 @@ class ZoneTicker implements SchedulingConfigurer {
 		if (o.admittedNow() > 0) {
 			meters.admitted.increment(o.admittedNow());
 		}
-		boolean idle = !o.active() && o.queueLength() == 0;
-		this.idleTicks.compute(zone.name(), (k, v) -> idle ? ((v == null ? 0 : v) + 1) % IDLE_LOOKUP_EVERY : 0);
+		if (!o.active() && o.queueLength() == 0) {
+			this.idle.add(zone.name());
+		}
+		else {
+			this.idle.remove(zone.name());
+		}
 		gate(zone, o.active());
 	}
 
