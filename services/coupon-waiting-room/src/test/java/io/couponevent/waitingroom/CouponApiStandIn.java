@@ -18,7 +18,7 @@ import com.sun.net.httpserver.HttpServer;
  * data source: every coupon is OPEN unless a test sets another state; a coupon set to
  * {@code null} is unknown (404).
  */
-final class CouponApiStandIn {
+public final class CouponApiStandIn {
 
 	private final HttpServer server;
 
@@ -32,7 +32,7 @@ final class CouponApiStandIn {
 
 	private final Map<Long, Duration> slow = new ConcurrentHashMap<>();
 
-	CouponApiStandIn() throws IOException {
+	public CouponApiStandIn() throws IOException {
 		this.server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
 		this.server.createContext("/api/v1/coupons/", this::answer);
 		// a slow answer for one coupon holds no other
@@ -40,7 +40,7 @@ final class CouponApiStandIn {
 		this.server.start();
 	}
 
-	String url() {
+	public String url() {
 		return "http://127.0.0.1:" + this.server.getAddress().getPort();
 	}
 

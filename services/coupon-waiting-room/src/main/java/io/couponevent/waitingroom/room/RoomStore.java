@@ -45,9 +45,9 @@ class RoomStore {
 	 * The one round trip of a join, poll or tick: advances the zone's admission window,
 	 * then answers for the user.
 	 */
-	Outcome call(Zone zone, String op, String user, long couponId, long now, long entryTtlMs) {
+	Outcome call(Zone zone, String op, String user, long couponId, long entryTtlMs) {
 		ZoneSettings s = zone.settings();
-		List<?> r = this.redis.execute(ROOM, zone.scriptKeys(), op, user, Long.toString(couponId), Long.toString(now),
+		List<?> r = this.redis.execute(ROOM, zone.scriptKeys(), op, user, Long.toString(couponId),
 				Integer.toString(s.budgetPerMinute()), s.mode().wire(), Long.toString(s.subWindow().toMillis()),
 				Long.toString(entryTtlMs));
 		return new Outcome((String) r.get(0), num(r, 1), num(r, 2), num(r, 3), num(r, 4), num(r, 5) == 1, num(r, 6),
@@ -58,13 +58,16 @@ class RoomStore {
 		return ((Number) r.get(i)).longValue();
 	}
 
-	/** Purges users silent since {@code cutoff}, a chunk per call; the number purged. */
-	long purge(Zone zone, long cutoff) {
+	/**
+	 * Purges users silent for longer than {@code purgeAfterMs} (by Redis's clock), a
+	 * chunk per call; the number purged.
+	 */
+	long purge(Zone zone, long purgeAfterMs) {
 		long total = 0;
 		long n;
 		do {
 			n = this.redis.execute(PURGE, List.of(zone.queue(), zone.admitted(), zone.seen(), zone.eta()),
-					Long.toString(cutoff), Integer.toString(CHUNK));
+					Long.toString(purgeAfterMs), Integer.toString(CHUNK));
 			total += n;
 		}
 		while (n == CHUNK);

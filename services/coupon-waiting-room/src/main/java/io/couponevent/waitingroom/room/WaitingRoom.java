@@ -16,6 +16,7 @@ import io.couponevent.waitingroom.room.RoomStore.Outcome;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Service;
 import org.springframework.web.client.RestClientException;
 
@@ -71,7 +72,14 @@ class WaitingRoom {
 	/** One lookup per coupon at a time, striped so that no id adds state. */
 	private final Object[] lookups = new Object[64];
 
+	@Autowired
 	WaitingRoom(Zones zones, RoomStore store, RoomMetrics metrics, CouponStatusClient coupons, EntryProperties entry) {
+		this(zones, store, metrics, coupons, entry, Clock.systemUTC());
+	}
+
+	/** With the pod's clock given: a test's pod whose clock is off. */
+	WaitingRoom(Zones zones, RoomStore store, RoomMetrics metrics, CouponStatusClient coupons, EntryProperties entry,
+			Clock clock) {
 		if (!entry.enabled()) {
 			throw new IllegalStateException("coupon.entry.secret (COUPON_ENTRY_SECRET) is required");
 		}
@@ -81,7 +89,7 @@ class WaitingRoom {
 		this.coupons = coupons;
 		this.gate = new EntryGate(entry.secret());
 		this.entryTtlMs = entry.ttl().toMillis();
-		this.clock = Clock.systemUTC();
+		this.clock = clock;
 		for (int i = 0; i < this.lookups.length; i++) {
 			this.lookups[i] = new Object();
 		}
@@ -112,8 +120,7 @@ class WaitingRoom {
 	}
 
 	private Entry answer(Zone zone, RoomMetrics.ZoneMeters meters, String user, long couponId, String op) {
-		long now = this.clock.millis();
-		Outcome o = this.store.call(zone, op, user, couponId, now, this.entryTtlMs);
+		Outcome o = this.store.call(zone, op, user, couponId, this.entryTtlMs);
 		record(meters, o);
 		return switch (o.state()) {
 			case "QUEUED" -> new Entry("QUEUED", o.position(), ceilSeconds(o.etaMs()),

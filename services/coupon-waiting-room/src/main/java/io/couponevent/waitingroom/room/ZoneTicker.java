@@ -121,7 +121,7 @@ class ZoneTicker implements SchedulingConfigurer, DisposableBean {
 	}
 
 	void tick(Zone zone) {
-		Outcome o = this.store.call(zone, "tick", "", 0, System.currentTimeMillis(), this.entryTtlMs);
+		Outcome o = this.store.call(zone, "tick", "", 0, this.entryTtlMs);
 		RoomMetrics.ZoneMeters meters = this.metrics.zone(zone.name());
 		meters.queueLength.set(o.queueLength());
 		meters.active.set(o.active() ? 1 : 0);
@@ -209,8 +209,7 @@ class ZoneTicker implements SchedulingConfigurer, DisposableBean {
 	void sweepAll() {
 		for (Zone zone : this.zones.known()) {
 			try {
-				long purged = this.store.purge(zone,
-						System.currentTimeMillis() - zone.settings().purgeAfter().toMillis());
+				long purged = this.store.purge(zone, zone.settings().purgeAfter().toMillis());
 				if (purged > 0) {
 					this.metrics.zone(zone.name()).purged.increment(purged);
 					log.info("zone {}: purged {} users silent for {}", zone.name(), purged,
