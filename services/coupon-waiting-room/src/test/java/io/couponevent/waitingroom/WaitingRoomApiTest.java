@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import io.couponevent.common.entry.EntryGate;
 import io.couponevent.testsupport.Eventually;
@@ -28,7 +29,9 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.tomcat.TomcatWebServer;
 import org.springframework.boot.web.server.servlet.context.ServletWebServerApplicationContext;
 import org.springframework.core.env.Environment;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.ZSetOperations;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -380,6 +383,104 @@ class WaitingRoomApiTest {
 		assertThat(Eventually
 			.await(Duration.ofSeconds(15), () -> poll(coupon, "pre-4"), (p) -> "ADMITTED".equals(p.text("state")))
 			.text("state")).isEqualTo("ADMITTED");
+	}
+
+	/**
+	 * Issue 37, item 10: the API reports a paused coupon as PAUSED even before its
+	 * opening; the room took any state but SCHEDULED for the opening and let the
+	 * pre-queue in.
+	 */
+	@Test
+	void pausingAScheduledCouponKeepsItsPreQueueClosed() throws Exception {
+		long coupon = Harness.uniqueCouponId();
+		String zone = "coupon-" + coupon;
+		API.scheduled(coupon, Instant.now().plusSeconds(120));
+		assertThat(join(coupon, "early").text("state")).isEqualTo("QUEUED");
+		assertThat(admin("GET", zone, null).body().get("preQueueOpen").asBoolean()).isTrue();
+		API.state(coupon, "PAUSED");
+		Thread.sleep(3000);
+		assertThat(admin("GET", zone, null).body().get("preQueueOpen").asBoolean()).as("pre-queue still on").isTrue();
+		assertThat(poll(coupon, "early").text("state")).isEqualTo("QUEUED");
+	}
+
+	/**
+	 * Issue 37, item 10: the opening shuffles only the users who queued before the
+	 * opening; whoever joined after it (before the room noticed the opening) stays behind
+	 * them, in arrival order.
+	 */
+	@Test
+	void arrivalsAfterTheOpeningStayBehindTheShuffledPreQueue() throws Exception {
+		long coupon = Harness.uniqueCouponId();
+		String zone = "coupon-" + coupon;
+		Instant opening = Instant.now().plusSeconds(3);
+		API.scheduled(coupon, opening);
+		List<String> early = new ArrayList<>();
+		for (int i = 0; i < 5; i++) {
+			early.add("pre-" + i);
+			assertThat(join(coupon, "pre-" + i).text("state")).isEqualTo("QUEUED");
+		}
+		// admissions held, so that the places stay put
+		admin("PUT", zone, "{\"paused\":true}");
+		Thread.sleep(Math.max(0, Duration.between(Instant.now(), opening).toMillis()) + 200);
+		// the API has opened, the room does not know yet: later joins still queue
+		List<String> late = new ArrayList<>();
+		for (int i = 0; i < 5; i++) {
+			late.add("late-" + i);
+			assertThat(join(coupon, "late-" + i).text("state")).isEqualTo("PAUSED");
+		}
+		API.state(coupon, "OPEN");
+		assertThat(Eventually
+			.await(Duration.ofSeconds(15), () -> admin("GET", zone, null),
+					(r) -> !r.body().get("preQueueOpen").asBoolean())
+			.body()
+			.get("preQueueOpen")
+			.asBoolean()).isFalse();
+		List<Long> earlyPlaces = new ArrayList<>();
+		for (String user : early) {
+			earlyPlaces.add(poll(coupon, user).number("position"));
+		}
+		assertThat(earlyPlaces).containsExactlyInAnyOrder(1L, 2L, 3L, 4L, 5L);
+		for (int i = 0; i < late.size(); i++) {
+			assertThat(poll(coupon, late.get(i)).number("position")).as(late.get(i)).isEqualTo(6L + i);
+		}
+	}
+
+	/**
+	 * Issue 37, item 10: one pod opens a zone; another that finds the opening under way
+	 * (the claim in the zone's hash) does not shuffle the queue again, unless the claim
+	 * is older than the longest opening (its pod died).
+	 */
+	@Test
+	void onlyOnePodShufflesAtTheOpening() throws Exception {
+		long coupon = Harness.uniqueCouponId();
+		String zone = "coupon-" + coupon;
+		API.scheduled(coupon, Instant.now().plusSeconds(120));
+		for (int i = 0; i < 10; i++) {
+			assertThat(join(coupon, "pre-" + i).text("state")).isEqualTo("QUEUED");
+		}
+		admin("PUT", zone, "{\"paused\":true}");
+		String meta = "wr:{" + zone + "}:meta";
+		String queue = "wr:{" + zone + "}:q";
+		// another pod is shuffling: its claim, made now by Redis's clock
+		this.redis.opsForHash().put(meta, "opening", Long.toString(redisMillis()));
+		Set<ZSetOperations.TypedTuple<String>> before = this.redis.opsForZSet().rangeWithScores(queue, 0, -1);
+		API.state(coupon, "OPEN");
+		Thread.sleep(3000);
+		assertThat(this.redis.opsForZSet().rangeWithScores(queue, 0, -1)).as("the queue, untouched")
+			.containsExactlyElementsOf(before);
+		assertThat(admin("GET", zone, null).body().get("preQueueOpen").asBoolean()).isTrue();
+		// that pod died mid-opening: its claim lapses and this pod opens the zone
+		this.redis.opsForHash().put(meta, "opening", Long.toString(redisMillis() - 120_000));
+		assertThat(Eventually
+			.await(Duration.ofSeconds(15), () -> admin("GET", zone, null),
+					(r) -> !r.body().get("preQueueOpen").asBoolean())
+			.body()
+			.get("preQueueOpen")
+			.asBoolean()).isFalse();
+	}
+
+	private long redisMillis() {
+		return this.redis.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time());
 	}
 
 	@Test

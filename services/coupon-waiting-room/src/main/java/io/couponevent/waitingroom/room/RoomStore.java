@@ -31,6 +31,9 @@ class RoomStore {
 	private static final RedisScript<Long> COUPON_STATE = RedisScript.of(ClasspathText.read("scripts/coupon-state.lua"),
 			Long.class);
 
+	private static final RedisScript<Long> OPENING = RedisScript.of(ClasspathText.read("scripts/opening.lua"),
+			Long.class);
+
 	private final StringRedisTemplate redis;
 
 	RoomStore(StringRedisTemplate redis) {
@@ -96,11 +99,27 @@ class RoomStore {
 	}
 
 	/**
-	 * Puts the pre-queue in a random order, before every later arrival: scores
-	 * {@code opensAt - n .. opensAt - 1} in a random permutation, a chunk per script.
+	 * Claims the zone's opening for this pod: false when the pre-queue is off or another
+	 * pod's claim is younger than {@code claimMs}.
+	 */
+	boolean claimOpening(Zone zone, long claimMs) {
+		return Long.valueOf(1).equals(this.redis.execute(OPENING, List.of(zone.meta()), Long.toString(claimMs)));
+	}
+
+	/** The opening is done: admission starts, the claim is dropped. */
+	void opened(Zone zone) {
+		setMeta(zone, Map.of("prequeue", "0"));
+		this.redis.opsForHash().delete(zone.meta(), "opening");
+	}
+
+	/**
+	 * Puts the pre-queue (the users who arrived before {@code opensAt}) in a random
+	 * order, before every later arrival: scores {@code opensAt - n .. opensAt - 1} in a
+	 * random permutation, a chunk per script. Later arrivals keep their places behind it,
+	 * in arrival order.
 	 */
 	void shuffle(Zone zone, long opensAt) {
-		Set<String> users = this.redis.opsForZSet().rangeByScore(zone.queue(), Double.NEGATIVE_INFINITY, opensAt);
+		Set<String> users = this.redis.opsForZSet().rangeByScore(zone.queue(), Double.NEGATIVE_INFINITY, opensAt - 1);
 		if (users == null || users.isEmpty()) {
 			return;
 		}

@@ -41,6 +41,12 @@ class ZoneTicker implements SchedulingConfigurer, DisposableBean {
 	/** The gate's TTL: a crashed waiting room opens the gate by itself this soon. */
 	static final long GATE_TTL_MS = 15_000;
 
+	/**
+	 * A pod's claim on a zone's opening lapses this long after it was made: the pod died
+	 * before the pre-queue was shuffled.
+	 */
+	private static final long OPENING_CLAIM_MS = 60_000;
+
 	/** An idle zone's coupons are looked up this often instead of every second. */
 	private static final long IDLE_LOOKUP_MS = 10_000;
 
@@ -164,25 +170,34 @@ class ZoneTicker implements SchedulingConfigurer, DisposableBean {
 								Map.of("prequeue", "1", "opensAt", Long.toString(status.opensAt().toEpochMilli())));
 					}
 				}
-				default -> {
+				case "OPEN" -> {
 					meta = (meta != null) ? meta : this.store.meta(zone);
 					if ("1".equals(meta.get("prequeue"))) {
 						open(zone, meta);
 					}
 				}
+				default -> {
+					// PAUSED (which the API reports before SCHEDULED too): no opening yet
+				}
 			}
 		}
 	}
 
-	/** The opening: the pre-queue is shuffled (or kept in order) and admission starts. */
+	/**
+	 * The opening, by one pod (its claim in the zone's hash): the users who queued before
+	 * the opening are shuffled (or kept in order), and admission starts.
+	 */
 	private void open(Zone zone, Map<Object, Object> meta) {
+		if (!this.store.claimOpening(zone, OPENING_CLAIM_MS)) {
+			return;
+		}
 		Object override = meta.get("preQueue");
 		PreQueue order = override != null ? PreQueue.of(override.toString()) : zone.settings().preQueue();
 		long opensAt = Long.parseLong(String.valueOf(meta.getOrDefault("opensAt", System.currentTimeMillis())));
 		if (order == PreQueue.SHUFFLE) {
-			this.store.shuffle(zone, Math.max(opensAt, System.currentTimeMillis()));
+			this.store.shuffle(zone, opensAt);
 		}
-		this.store.setMeta(zone, Map.of("prequeue", "0"));
+		this.store.opened(zone);
 		log.info("zone {}: opened, pre-queue {}", zone.name(), order.wire());
 	}
 
