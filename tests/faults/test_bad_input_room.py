@@ -2,15 +2,14 @@
 are refused by the room too (415 for wildcard, form and multipart types, 400 for two Authorization
 headers, 413 for a large admin body), malformed admin bodies are answered 4xx, never 5xx, and a
 stalled client is dropped within the room's connection timeout. Nothing refused takes a place."""
-import http.client
 import json
 
 import pytest
 from hypothesis import given
 
-from conftest import ROOM_PORT, TIMEOUT_S, bearer, request, token
-from test_bad_input import (CONTENT_TYPES, EXAMPLES, STALL_LIMIT_S, assert_answered_4xx, bad_bodies, fresh_sub,
-                            idle_close_seconds)
+from conftest import ROOM_PORT, bearer, request, token
+from test_bad_input import (CONTENT_TYPES, EXAMPLES, assert_answered_4xx, assert_stalls_dropped, bad_bodies, fresh_sub,
+                            status_with_two_credentials)
 from verifier import tokens
 
 # Refused before the coupon is looked up: any id will do.
@@ -50,15 +49,7 @@ def test_room_refuses_unsupported_types_with_415(content_type, body):
 
 def test_room_refuses_two_authorization_headers():
     a, b = fresh_sub("room-dup"), fresh_sub("room-dup")
-    conn = http.client.HTTPConnection("127.0.0.1", ROOM_PORT, timeout=TIMEOUT_S)
-    try:
-        conn.putrequest("POST", entries())
-        conn.putheader("Authorization", f"Bearer {token(a)}")
-        conn.putheader("Authorization", f"Bearer {token(b)}")
-        conn.endheaders()
-        status = conn.getresponse().status
-    finally:
-        conn.close()
+    status = status_with_two_credentials(entries(), a, b, ROOM_PORT)
     assert status == 400, status
     has_no_place(a)
     has_no_place(b)
@@ -82,17 +73,4 @@ def test_room_refuses_malformed_admin_bodies(body, content_type):
 
 
 def test_room_drops_a_stalled_request():
-    from concurrent.futures import ThreadPoolExecutor
-
-    tok = admin_token()
-    path = f"/api/v1/admin/waiting-room/zones/coupon-{COUPON}"
-    stalls = {
-        "headers never end": f"POST {entries()} HTTP/1.1\r\nHost: x\r\n".encode(),
-        "body never ends": (f"PUT {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {tok}\r\n"
-                            f"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{{").encode(),
-    }
-    with ThreadPoolExecutor(len(stalls)) as pool:
-        took = dict(zip(stalls, pool.map(lambda p: idle_close_seconds(p, STALL_LIMIT_S + 10, ROOM_PORT),
-                                         stalls.values())))
-    slow = {k: v for k, v in took.items() if v is None or v > STALL_LIMIT_S}
-    assert not slow, f"connections held longer than {STALL_LIMIT_S}s: {took}"
+    assert_stalls_dropped(f"/api/v1/admin/waiting-room/zones/coupon-{COUPON}", admin_token(), ROOM_PORT)

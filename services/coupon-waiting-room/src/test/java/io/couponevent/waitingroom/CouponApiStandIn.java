@@ -2,6 +2,7 @@ package io.couponevent.waitingroom;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -32,7 +33,17 @@ public final class CouponApiStandIn {
 
 	private final Map<Long, Duration> slow = new ConcurrentHashMap<>();
 
-	public CouponApiStandIn() throws IOException {
+	/** A stand-in listening on a free port, for a test class's static field. */
+	public static CouponApiStandIn start() {
+		try {
+			return new CouponApiStandIn();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	private CouponApiStandIn() throws IOException {
 		this.server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
 		this.server.createContext("/api/v1/coupons/", this::answer);
 		// a slow answer for one coupon holds no other

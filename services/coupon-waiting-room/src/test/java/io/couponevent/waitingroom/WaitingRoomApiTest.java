@@ -48,16 +48,7 @@ class WaitingRoomApiTest {
 
 	private static final long LEAVERS_COUPON = 9000000001L;
 
-	private static final CouponApiStandIn API;
-
-	static {
-		try {
-			API = new CouponApiStandIn();
-		}
-		catch (java.io.IOException ex) {
-			throw new IllegalStateException(ex);
-		}
-	}
+	private static final CouponApiStandIn API = CouponApiStandIn.start();
 
 	private static final JsonMapper JSON = JsonMapper.builder().build();
 
@@ -429,12 +420,7 @@ class WaitingRoomApiTest {
 			assertThat(join(coupon, "late-" + i).text("state")).isEqualTo("PAUSED");
 		}
 		API.state(coupon, "OPEN");
-		assertThat(Eventually
-			.await(Duration.ofSeconds(15), () -> admin("GET", zone, null),
-					(r) -> !r.body().get("preQueueOpen").asBoolean())
-			.body()
-			.get("preQueueOpen")
-			.asBoolean()).isFalse();
+		awaitPreQueueOpened(zone);
 		List<Long> earlyPlaces = new ArrayList<>();
 		for (String user : early) {
 			earlyPlaces.add(poll(coupon, user).number("position"));
@@ -471,12 +457,16 @@ class WaitingRoomApiTest {
 		assertThat(admin("GET", zone, null).body().get("preQueueOpen").asBoolean()).isTrue();
 		// that pod died mid-opening: its claim lapses and this pod opens the zone
 		this.redis.opsForHash().put(meta, "opening", Long.toString(redisMillis() - 120_000));
+		awaitPreQueueOpened(zone);
+	}
+
+	private void awaitPreQueueOpened(String zone) throws InterruptedException {
 		assertThat(Eventually
 			.await(Duration.ofSeconds(15), () -> admin("GET", zone, null),
 					(r) -> !r.body().get("preQueueOpen").asBoolean())
 			.body()
 			.get("preQueueOpen")
-			.asBoolean()).isFalse();
+			.asBoolean()).as("the pre-queue of " + zone + " opened").isFalse();
 	}
 
 	private long redisMillis() {

@@ -1,9 +1,9 @@
 package io.couponevent.waitingroom.web;
 
 import java.io.IOException;
-import java.util.Enumeration;
 
 import io.couponevent.common.web.Problems;
+import io.couponevent.common.web.RequestShapes;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -12,18 +12,15 @@ import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
-import org.springframework.http.InvalidMediaTypeException;
-import org.springframework.http.MediaType;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
  * Refuses, ahead of every other filter of {@code /api/}, request shapes the room never
- * reads (as the API does):
+ * reads (as the API does, by {@link RequestShapes}):
  * <ul>
  * <li>{@code 415} for a {@code Content-Type} that does not parse, holds a wildcard, or is
- * a form or multipart type, which the container would parse as parameters or parts;</li>
- * <li>{@code 400} for two {@code Authorization} headers (the first would authenticate, a
- * proxy reading the last would see another user);</li>
+ * a form or multipart type;</li>
+ * <li>{@code 400} for two {@code Authorization} headers;</li>
  * <li>{@code 413} for a body over {@value #MAX_BODY_BYTES} bytes, and {@code 411} for a
  * body of unannounced length (chunked): the only body the room reads is the admin
  * {@code PUT}'s small JSON object, which every client sends with its length.</li>
@@ -59,50 +56,22 @@ class RequestShapeFilter extends OncePerRequestFilter {
 	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
 			throws ServletException, IOException {
 		String contentType = request.getHeader(HttpHeaders.CONTENT_TYPE);
-		if (contentType != null && !acceptable(contentType)) {
-			refuse(response, HttpStatus.UNSUPPORTED_MEDIA_TYPE, this.unsupported);
-			return;
+		long length = request.getContentLengthLong();
+		if (contentType != null && !RequestShapes.acceptable(contentType)) {
+			RequestShapes.refuse(response, HttpStatus.UNSUPPORTED_MEDIA_TYPE, this.unsupported);
 		}
-		Enumeration<String> credentials = request.getHeaders(HttpHeaders.AUTHORIZATION);
-		if (credentials != null && credentials.hasMoreElements()) {
-			credentials.nextElement();
-			if (credentials.hasMoreElements()) {
-				refuse(response, HttpStatus.BAD_REQUEST, this.twoCredentials);
-				return;
-			}
+		else if (RequestShapes.twoCredentials(request)) {
+			RequestShapes.refuse(response, HttpStatus.BAD_REQUEST, this.twoCredentials);
 		}
-		if (request.getContentLengthLong() > MAX_BODY_BYTES) {
-			refuse(response, HttpStatus.CONTENT_TOO_LARGE, this.tooLarge);
-			return;
+		else if (length > MAX_BODY_BYTES) {
+			RequestShapes.refuse(response, HttpStatus.CONTENT_TOO_LARGE, this.tooLarge);
 		}
-		if (request.getContentLengthLong() < 0 && request.getHeader(HttpHeaders.TRANSFER_ENCODING) != null) {
-			refuse(response, HttpStatus.LENGTH_REQUIRED, this.lengthRequired);
-			return;
+		else if (length < 0 && request.getHeader(HttpHeaders.TRANSFER_ENCODING) != null) {
+			RequestShapes.refuse(response, HttpStatus.LENGTH_REQUIRED, this.lengthRequired);
 		}
-		chain.doFilter(request, response);
-	}
-
-	/** JSON or no body at all: no wildcard, form or multipart type. */
-	static boolean acceptable(String contentType) {
-		MediaType type;
-		try {
-			type = MediaType.parseMediaType(contentType);
+		else {
+			chain.doFilter(request, response);
 		}
-		catch (InvalidMediaTypeException ex) {
-			return false;
-		}
-		return !type.isWildcardType() && !type.isWildcardSubtype() && !"multipart".equals(type.getType())
-				&& !MediaType.APPLICATION_FORM_URLENCODED.equalsTypeAndSubtype(type);
-	}
-
-	private static void refuse(HttpServletResponse response, HttpStatus status, byte[] body) throws IOException {
-		response.setStatus(status.value());
-		response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
-		response.setContentLength(body.length);
-		// the body is left unread: the container drops the connection instead of draining
-		// it
-		response.setHeader(HttpHeaders.CONNECTION, "close");
-		response.getOutputStream().write(body);
 	}
 
 }

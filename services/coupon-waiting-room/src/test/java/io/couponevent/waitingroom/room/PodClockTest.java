@@ -1,7 +1,5 @@
 package io.couponevent.waitingroom.room;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
@@ -25,16 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class PodClockTest {
 
-	private static final CouponApiStandIn API;
-
-	static {
-		try {
-			API = new CouponApiStandIn();
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
-	}
+	private static final CouponApiStandIn API = CouponApiStandIn.start();
 
 	@Autowired
 	Zones zones;
