@@ -31,6 +31,8 @@ if [ "${FAULTS:-all}" != none ]; then
   PYTHONDONTWRITEBYTECODE=1 "$python" tests/faults/faults.py --only "${FAULTS:-all}" || rc=1
 fi
 if [ "${FAULTS_ABUSE:-1}" = 1 ]; then
+  # the abuse suite addresses the waiting room too (test_bad_input_room.py)
+  harness_ready $((8071 + PORT_OFFSET)) || local/services.sh up waiting-room || rc=1
   tests/pytest.sh tests/faults || rc=1
 fi
 exit $rc

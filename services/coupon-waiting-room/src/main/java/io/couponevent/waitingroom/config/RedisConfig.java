@@ -2,9 +2,9 @@ package io.couponevent.waitingroom.config;
 
 import java.time.Duration;
 
+import io.couponevent.common.redis.ClusterFailover;
 import io.lettuce.core.SslOptions;
 import io.lettuce.core.cluster.ClusterClientOptions;
-import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.data.redis.autoconfigure.LettuceClientConfigurationBuilderCustomizer;
@@ -19,24 +19,16 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
- * The queue's Redis (Spring Boot's) follows failovers; the issuance Redis, when it is
- * another cluster, gets a client of its own.
+ * The queue's Redis (Spring Boot's) and the issuance Redis, when it is another cluster
+ * (with a client of its own), follow failovers as the API's client does
+ * ({@link ClusterFailover}).
  */
 @Configuration(proxyBeanMethods = false)
 class RedisConfig {
 
-	private static ClusterClientOptions clusterOptions() {
-		ClusterTopologyRefreshOptions refresh = ClusterTopologyRefreshOptions.builder()
-			.enableAllAdaptiveRefreshTriggers()
-			.adaptiveRefreshTriggersTimeout(Duration.ofSeconds(5))
-			.enablePeriodicRefresh(Duration.ofSeconds(30))
-			.build();
-		return ClusterClientOptions.builder().topologyRefreshOptions(refresh).maxRedirects(5).build();
-	}
-
 	@Bean
 	LettuceClientConfigurationBuilderCustomizer clusterTopologyRefresh() {
-		return (builder) -> builder.clientOptions(clusterOptions());
+		return (builder) -> builder.clientOptions(ClusterFailover.options().build());
 	}
 
 	/**
@@ -68,7 +60,7 @@ class RedisConfig {
 
 	/** The client: failover-aware, TLS when asked, trusting the bundle's certificates. */
 	static LettuceClientConfiguration clientOf(WaitingRoomProperties.IssuanceRedis settings, SslBundles bundles) {
-		ClusterClientOptions.Builder options = clusterOptions().mutate();
+		ClusterClientOptions.Builder options = ClusterFailover.options();
 		LettuceClientConfiguration.LettuceClientConfigurationBuilder client = LettuceClientConfiguration.builder()
 			.commandTimeout(Duration.ofSeconds(1));
 		if (settings.ssl().enabled()) {

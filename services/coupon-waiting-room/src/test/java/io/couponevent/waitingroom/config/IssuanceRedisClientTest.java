@@ -1,8 +1,11 @@
 package io.couponevent.waitingroom.config;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
+import io.lettuce.core.ClientOptions.DisconnectedBehavior;
+import io.lettuce.core.cluster.ClusterClientOptions;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.context.properties.bind.Binder;
@@ -55,6 +58,25 @@ class IssuanceRedisClientTest {
 				new WaitingRoomProperties.Ssl(true, "issuance"));
 		assertThatIllegalStateException().isThrownBy(() -> RedisConfig.clientOf(settings, null))
 			.withMessageContaining("ssl.bundle");
+	}
+
+	/**
+	 * Issue 37, item 8: both clients follow a failover as the API's does (a 5 s topology
+	 * refresh, commands for a disconnected node refused at once instead of buffered).
+	 */
+	@Test
+	void bothClientsFollowFailoversAsTheApisDoes() {
+		LettuceClientConfiguration.LettuceClientConfigurationBuilder builder = LettuceClientConfiguration.builder();
+		new RedisConfig().clusterTopologyRefresh().customize(builder);
+		WaitingRoomProperties.IssuanceRedis settings = new WaitingRoomProperties.IssuanceRedis(List.of("r:6379"), null,
+				null);
+		for (LettuceClientConfiguration client : List.of(builder.build(), RedisConfig.clientOf(settings, null))) {
+			ClusterClientOptions options = (ClusterClientOptions) client.getClientOptions().orElseThrow();
+			assertThat(options.getTopologyRefreshOptions().getRefreshPeriod()).isEqualTo(Duration.ofSeconds(5));
+			assertThat(options.getTopologyRefreshOptions().isPeriodicRefreshEnabled()).isTrue();
+			assertThat(options.getTopologyRefreshOptions().getAdaptiveRefreshTriggers()).isNotEmpty();
+			assertThat(options.getDisconnectedBehavior()).isEqualTo(DisconnectedBehavior.REJECT_COMMANDS);
+		}
 	}
 
 }
