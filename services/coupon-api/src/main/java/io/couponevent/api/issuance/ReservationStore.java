@@ -169,6 +169,15 @@ public class ReservationStore {
 		return done != null && done == 1;
 	}
 
+	/**
+	 * How many slot numbers were handed out (the highest one): a quantity below it is
+	 * refused.
+	 */
+	public long mintedSlots(long couponId) {
+		String next = redis.opsForValue().get(new CouponKeys(couponId).next());
+		return next == null ? 0 : Long.parseLong(next);
+	}
+
 	public boolean stateExists(long couponId) {
 		return Boolean.TRUE.equals(redis.hasKey(new CouponKeys(couponId).meta()));
 	}

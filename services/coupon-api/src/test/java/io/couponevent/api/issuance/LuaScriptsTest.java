@@ -259,6 +259,26 @@ class LuaScriptsTest {
 		assertThat(store.reserve(c.id(), "c").remaining()).isEqualTo(1);
 	}
 
+	/**
+	 * Two admin changes whose Redis writes arrive out of order (a raise written after
+	 * MySQL's commit, a later lowering written before its own): the older version must
+	 * not undo the newer, or Redis sells slots MySQL no longer has.
+	 */
+	@Test
+	void anOlderVersionNeverOverwritesANewerOne() {
+		Coupon c = openCoupon(3);
+		Coupon lowered = new Coupon(c.id(), c.name(), 2, c.opensAt(), c.closesAt(), false, 3);
+		assertThat(store.upsertMeta(lowered, false)).isEqualTo(ReservationStore.MetaResult.UPDATED);
+		Coupon staleRaise = new Coupon(c.id(), c.name(), 10, c.opensAt(), c.closesAt(), false, 2);
+		assertThat(store.upsertMeta(staleRaise, false)).isEqualTo(ReservationStore.MetaResult.UPDATED);
+		assertThat(redis.opsForHash().get(new CouponKeys(c.id()).meta(), "quantity")).isEqualTo("2");
+		assertThat(redis.opsForHash().get(new CouponKeys(c.id()).meta(), "version")).isEqualTo("3");
+		// A coupon new in MySQL starts over, whatever version Redis had left.
+		Coupon recreated = new Coupon(c.id(), c.name(), 7, c.opensAt(), c.closesAt(), false, 1);
+		assertThat(store.upsertMeta(recreated, true)).isEqualTo(ReservationStore.MetaResult.UPDATED);
+		assertThat(redis.opsForHash().get(new CouponKeys(c.id()).meta(), "quantity")).isEqualTo("7");
+	}
+
 	private static org.assertj.core.data.TemporalUnitOffset within(long seconds) {
 		return new org.assertj.core.data.TemporalUnitWithinOffset(seconds, ChronoUnit.SECONDS);
 	}
