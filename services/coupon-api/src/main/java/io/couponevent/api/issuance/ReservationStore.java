@@ -73,8 +73,8 @@ public class ReservationStore {
 	 * reconciler has compared with MySQL, so a late record can never collide with another
 	 * user's reservation of that slot.
 	 */
-	public boolean hold(long couponId, String userId, int slot) {
-		return runRelease(couponId, userId, Integer.toString(slot), "hold", Reservation.heldField(slot));
+	public boolean hold(long couponId, Reservation reservation) {
+		return runRelease(couponId, reservation, "hold", Reservation.heldField(reservation.slot()));
 	}
 
 	/**
@@ -95,17 +95,19 @@ public class ReservationStore {
 	 * Gives a reservation back: stock +1, user removed, slot to the free list (if
 	 * {@code reuseSlot}).
 	 */
-	public boolean release(long couponId, String userId, int slot, boolean reuseSlot) {
-		return runRelease(couponId, userId, Integer.toString(slot), reuseSlot ? "1" : "0");
+	public boolean release(long couponId, Reservation reservation, boolean reuseSlot) {
+		return runRelease(couponId, reservation, reuseSlot ? "1" : "0");
 	}
 
 	/**
-	 * {@code scripts/release.lua} with its ARGV (user, slot, mode[, placeholder]); true
-	 * when it acted.
+	 * {@code scripts/release.lua}: acts only when Redis still holds exactly this
+	 * reservation (not one sent again by a 409 since it was read); true when it acted.
 	 */
-	private boolean runRelease(long couponId, String... args) {
+	private boolean runRelease(long couponId, Reservation reservation, String... modeAndPlaceholder) {
 		CouponKeys keys = new CouponKeys(couponId);
-		Long done = redis.execute(RELEASE, List.of(keys.meta(), keys.issued(), keys.free()), (Object[]) args);
+		List<Object> args = new ArrayList<>(List.of(reservation.userId(), reservation.encoded()));
+		args.addAll(List.of(modeAndPlaceholder));
+		Long done = redis.execute(RELEASE, List.of(keys.meta(), keys.issued(), keys.free()), args.toArray());
 		return done != null && done == 1;
 	}
 

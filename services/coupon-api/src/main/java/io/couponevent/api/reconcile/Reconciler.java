@@ -167,14 +167,15 @@ class Reconciler {
 			IssuedRow row = rows.get(r.userId());
 			boolean reuseSlot = !slotsInMysql.contains(r.slot());
 			if (row == null) {
-				if (!r.reservedAt().isBefore(staleBefore)) {
-					// Its record may still be on its way.
+				if (!r.lastSent().isBefore(staleBefore)) {
+					// Its record (or a 409's re-send of it) may still be on its way.
 					continue;
 				}
 				// A stale reservation, or a held slot whose send did not land: back into
 				// circulation (or dropped when MySQL uses the slot: the landed row is
 				// adopted below).
-				if (store.release(id, r.userId(), r.slot(), reuseSlot)) {
+				// Only the reservation as read: one a 409 re-sent since then stays.
+				if (store.release(id, r, reuseSlot)) {
 					if (r.held()) {
 						releasedHeld++;
 					}
@@ -184,8 +185,7 @@ class Reconciler {
 					}
 				}
 			}
-			else if (row.slot() != r.slot() && store.release(id, r.userId(), r.slot(), reuseSlot)
-					&& store.adopt(id, row)) {
+			else if (row.slot() != r.slot() && store.release(id, r, reuseSlot) && store.adopt(id, row)) {
 				// The user retried after a compensated send that landed after all:
 				// MySQL's slot wins, the retry's slot is free again (its record was
 				// refused as the user's second, or will be). At once, not after

@@ -118,9 +118,9 @@ class LuaScriptsTest {
 		Decision b = store.reserve(c.id(), "b");
 		assertThat(store.reserve(c.id(), "c").outcome()).isEqualTo(Outcome.SOLD_OUT);
 		// A wrong slot releases nothing (it is not this user's reservation).
-		assertThat(store.release(c.id(), "a", b.slot(), true)).isFalse();
-		assertThat(store.release(c.id(), "a", a.slot(), true)).isTrue();
-		assertThat(store.release(c.id(), "a", a.slot(), true)).isFalse();
+		assertThat(store.release(c.id(), new Reservation("a", b.slot(), a.reservedAt()), true)).isFalse();
+		assertThat(store.release(c.id(), of("a", a), true)).isTrue();
+		assertThat(store.release(c.id(), of("a", a), true)).isFalse();
 		assertThat(store.issuedCount(c.id())).isEqualTo(1);
 		Decision again = store.reserve(c.id(), "c");
 		assertThat(again.outcome()).isEqualTo(Outcome.ACCEPTED);
@@ -148,7 +148,7 @@ class LuaScriptsTest {
 	void adoptTakesTheSlotOffTheFreeList() {
 		Coupon c = openCoupon(2);
 		Decision a = store.reserve(c.id(), "a");
-		store.release(c.id(), "a", a.slot(), true);
+		store.release(c.id(), of("a", a), true);
 		Instant t = Instant.now();
 		assertThat(store.adopt(c.id(), new IssuedRow("a", a.slot(), t, t))).isTrue();
 		assertThat(store.adopt(c.id(), new IssuedRow("a", a.slot(), t, t))).isFalse();
@@ -161,8 +161,9 @@ class LuaScriptsTest {
 		Coupon c = openCoupon(2);
 		Decision a = store.reserve(c.id(), "a");
 		store.reserve(c.id(), "b");
-		assertThat(store.hold(c.id(), "a", b(a))).as("wrong slot: not a's reservation").isFalse();
-		assertThat(store.hold(c.id(), "a", a.slot())).isTrue();
+		assertThat(store.hold(c.id(), new Reservation("a", b(a), a.reservedAt()))).as("wrong slot: not a's reservation")
+			.isFalse();
+		assertThat(store.hold(c.id(), of("a", a))).isTrue();
 		assertThat(store.find(c.id(), "a")).as("the user may retry").isEmpty();
 		assertThat(store.issuedCount(c.id())).as("the unit stays taken").isEqualTo(2);
 		Reservation placeholder = store.all(c.id()).stream().filter(Reservation::held).findFirst().orElseThrow();
@@ -174,7 +175,7 @@ class LuaScriptsTest {
 		assertThat(store.reserve(c.id(), "a").outcome()).isEqualTo(Outcome.STOCK_HELD);
 		// The send did not land: the reconciler puts the slot back, and it is handed out
 		// again.
-		assertThat(store.release(c.id(), placeholder.userId(), a.slot(), true)).isTrue();
+		assertThat(store.release(c.id(), placeholder, true)).isTrue();
 		Decision again = store.reserve(c.id(), "c");
 		assertThat(again.outcome()).isEqualTo(Outcome.ACCEPTED);
 		assertThat(again.slot()).isEqualTo(a.slot());
@@ -185,10 +186,10 @@ class LuaScriptsTest {
 	void droppedSlotIsReportedLostUntilItsRowIsAdopted() {
 		Coupon c = openCoupon(3);
 		Decision a = store.reserve(c.id(), "a");
-		store.hold(c.id(), "a", a.slot());
+		store.hold(c.id(), of("a", a));
 		// The send landed (MySQL uses the slot): the placeholder goes, the slot is not
 		// reused...
-		assertThat(store.release(c.id(), Reservation.heldField(a.slot()), a.slot(), false)).isTrue();
+		assertThat(store.release(c.id(), heldOf(a), false)).isTrue();
 		assertThat(store.lostSlots(c.id())).isEqualTo(1);
 		// ...and the landed row is adopted, which accounts for the slot again.
 		Instant t = Instant.now();
@@ -202,11 +203,11 @@ class LuaScriptsTest {
 		Coupon c = openCoupon(2);
 		Decision a = store.reserve(c.id(), "a");
 		store.reserve(c.id(), "b");
-		store.hold(c.id(), "a", a.slot());
+		store.hold(c.id(), of("a", a));
 		// The held send landed: the slot leaves the hash without going back to the free
 		// list, until the reconciler adopts the row. Every slot number is minted, one
 		// unit is unaccounted for: it comes back, so "try again", not "sold out".
-		assertThat(store.release(c.id(), Reservation.heldField(a.slot()), a.slot(), false)).isTrue();
+		assertThat(store.release(c.id(), heldOf(a), false)).isTrue();
 		assertThat(store.issuedCount(c.id())).isEqualTo(1);
 		assertThat(store.reserve(c.id(), "c").outcome()).isEqualTo(Outcome.STOCK_HELD);
 		Instant t = Instant.now();
@@ -247,6 +248,16 @@ class LuaScriptsTest {
 		return a.slot() + 1;
 	}
 
+	/** The reservation a decision made, as the hot path's compensation knows it. */
+	private static Reservation of(String user, Decision d) {
+		return new Reservation(user, d.slot(), d.reservedAt());
+	}
+
+	/** The placeholder a hold of {@code d} left. */
+	private static Reservation heldOf(Decision d) {
+		return new Reservation(Reservation.heldField(d.slot()), d.slot(), d.reservedAt());
+	}
+
 	@Test
 	void quantityCannotDropBelowHandedOutSlots() {
 		Coupon c = openCoupon(3);
@@ -257,6 +268,46 @@ class LuaScriptsTest {
 		Coupon larger = new Coupon(c.id(), c.name(), 4, c.opensAt(), c.closesAt(), false, 3);
 		assertThat(store.upsertMeta(larger, false)).isEqualTo(ReservationStore.MetaResult.UPDATED);
 		assertThat(store.reserve(c.id(), "c").remaining()).isEqualTo(1);
+	}
+
+	/**
+	 * Issue #37 item 4: the reconciler reads a reservation, judges it stale (no row, no
+	 * lag), then releases it; in between, the user asks again, is told 409 "you hold it"
+	 * and the reservation is sent again. The release must then do nothing: it would hand
+	 * the slot to another user while the re-sent record takes it in MySQL (one of the two
+	 * 202s lost), or leave the user told "you hold it" with nothing.
+	 */
+	@Test
+	void aReleaseReadBeforeAResendDoesNothing() {
+		Coupon c = openCoupon(1);
+		store.reserve(c.id(), "u");
+		Reservation seen = store.all(c.id()).getFirst();
+		assertThat(store.reserve(c.id(), "u").outcome()).isEqualTo(Outcome.DUPLICATE);
+		assertThat(store.release(c.id(), seen, true)).as("the resend came between").isFalse();
+		Reservation resent = store.find(c.id(), "u").orElseThrow();
+		assertThat(resent.slot()).isEqualTo(seen.slot());
+		assertThat(resent.reservedAt()).as("the record keeps its time").isEqualTo(seen.reservedAt());
+		assertThat(resent.resentAt()).as("staleness counts from the re-send").isNotNull();
+		assertThat(resent.lastSent()).isAfterOrEqualTo(seen.reservedAt());
+		assertThat(store.reserve(c.id(), "v").outcome()).isEqualTo(Outcome.SOLD_OUT);
+		// Read again (a later pass, once that is stale too), it can be released.
+		assertThat(store.release(c.id(), resent, true)).isTrue();
+		assertThat(store.reserve(c.id(), "v").slot()).isEqualTo(seen.slot());
+	}
+
+	/**
+	 * The same for the hot path's own compensation: a send that failed, while a second
+	 * request of the same user was answered 409 and re-sent the reservation.
+	 */
+	@Test
+	void aCompensationAfterAResendDoesNothing() {
+		Coupon c = openCoupon(1);
+		Decision a = store.reserve(c.id(), "u");
+		assertThat(store.reserve(c.id(), "u").outcome()).isEqualTo(Outcome.DUPLICATE);
+		assertThat(store.release(c.id(), of("u", a), true)).isFalse();
+		assertThat(store.hold(c.id(), of("u", a))).isFalse();
+		assertThat(store.find(c.id(), "u")).isPresent();
+		assertThat(store.reserve(c.id(), "v").outcome()).isEqualTo(Outcome.SOLD_OUT);
 	}
 
 	/**
