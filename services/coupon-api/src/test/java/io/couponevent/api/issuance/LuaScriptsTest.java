@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
+import java.util.Properties;
 
 import io.couponevent.api.coupon.Coupon;
 import io.couponevent.api.coupon.IssuedRow;
@@ -15,6 +16,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.RedisClusterConnection;
+import org.springframework.data.redis.connection.RedisClusterNode;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -142,6 +145,75 @@ class LuaScriptsTest {
 		assertThat(store.reserve(c.id(), "w").slot()).isEqualTo(4);
 		assertThat(store.reserve(c.id(), "v").slot()).isEqualTo(5);
 		assertThat(store.reserve(c.id(), "u").outcome()).isEqualTo(Outcome.SOLD_OUT);
+	}
+
+	/**
+	 * Issue #37 item 17: a rebuild of a big coupon is sent in bounded script calls, not
+	 * as one EVAL of every row (which, for a million rows, outlasts Lua's time limit and
+	 * blocks that Redis node), and the state it leaves is the same.
+	 */
+	@Test
+	void aBigRestoreIsSentInChunks() {
+		int rows = 2 * ReservationStore.RESTORE_CHUNK + 500;
+		Coupon c = openCoupon(rows + 10);
+		Instant t = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+		List<IssuedRow> issued = new java.util.ArrayList<>();
+		// Every slot but 7 and 100 used, up to rows + 2.
+		for (int slot = 1, user = 0; user < rows; slot++) {
+			if (slot != 7 && slot != 100) {
+				issued.add(new IssuedRow("user-" + user++, slot, t, t));
+			}
+		}
+		redis.delete(new CouponKeys(c.id()).all());
+		long before = scriptCalls(c.id());
+		assertThat(store.restore(c, issued)).isTrue();
+		assertThat(scriptCalls(c.id()) - before).as("script calls of the rebuild").isGreaterThanOrEqualTo(3);
+		assertThat(store.issuedCount(c.id())).isEqualTo(rows);
+		assertThat(store.lostSlots(c.id())).isZero();
+		assertThat(store.find(c.id(), "user-" + (rows - 1))).get().extracting(Reservation::slot).isEqualTo(rows + 2);
+		assertThat(store.reserve(c.id(), "user-0").outcome()).isEqualTo(Outcome.DUPLICATE);
+		assertThat(store.reserve(c.id(), "new-1").slot()).as("the gaps first").isEqualTo(7);
+		assertThat(store.reserve(c.id(), "new-2").slot()).isEqualTo(100);
+		assertThat(store.reserve(c.id(), "new-3").slot()).isEqualTo(rows + 3);
+	}
+
+	/**
+	 * A rebuild overtaken by another (its instance lost the lease midway) adds nothing
+	 * more: no row or free slot twice.
+	 */
+	@Test
+	void anOvertakenRebuildAddsNothing() {
+		Coupon c = openCoupon(5);
+		Instant t = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+		List<IssuedRow> rows = List.of(new IssuedRow("x", 1, t, t), new IssuedRow("y", 3, t, t));
+		redis.delete(new CouponKeys(c.id()).all());
+		String first = store.beginRestore(c.id());
+		assertThat(store.restoreChunk(c.id(), first, "free", new java.util.ArrayList<>(List.of("2")))).isTrue();
+		assertThat(store.restore(c, rows)).as("the second rebuild").isTrue();
+		assertThat(store.restoreChunk(c.id(), first, "free", new java.util.ArrayList<>(List.of("2")))).isFalse();
+		assertThat(redis.opsForList().size(new CouponKeys(c.id()).free())).isEqualTo(1);
+		assertThat(store.lostSlots(c.id())).isZero();
+		assertThat(store.beginRestore(c.id())).as("the state exists").isNull();
+	}
+
+	/** EVAL and EVALSHA calls served by the node that owns the coupon's keys. */
+	private static long scriptCalls(long couponId) {
+		RedisClusterConnection cluster = factory.getClusterConnection();
+		try {
+			RedisClusterNode owner = cluster.clusterGetNodeForKey(new CouponKeys(couponId).meta().getBytes());
+			Properties stats = cluster.serverCommands().info(owner, "commandstats");
+			long calls = 0;
+			for (String command : List.of("cmdstat_eval", "cmdstat_evalsha")) {
+				String line = stats.getProperty(command);
+				if (line != null) {
+					calls += Long.parseLong(line.replaceAll("^calls=(\\d+),.*$", "$1"));
+				}
+			}
+			return calls;
+		}
+		finally {
+			cluster.close();
+		}
 	}
 
 	@Test
