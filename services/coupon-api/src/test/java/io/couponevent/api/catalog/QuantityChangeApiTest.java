@@ -37,9 +37,7 @@ class QuantityChangeApiTest extends ApiServerTest {
 	void loweringBelowTheSlotsRedisHandedOutIsRefusedAndChangesNothing() {
 		long id = Harness.uniqueCouponId();
 		assertThat(put(id, 5).status()).isEqualTo(201);
-		for (int i = 0; i < 3; i++) {
-			assertThat(this.api.issue(id, Tokens.user("early-" + i + "-" + UUID.randomUUID())).status()).isEqualTo(202);
-		}
+		issue(id, 3);
 		long version = mysqlVersion(id);
 
 		Reply lowered = put(id, 2);
@@ -53,18 +51,14 @@ class QuantityChangeApiTest extends ApiServerTest {
 		assertThat(redisQuantity(id)).isEqualTo("5");
 		assertThat(lowered.body().get("detail").asString()).as("names what Redis handed out").contains("3");
 		// Slots 4 and 5 are still sold, and still have their rows.
-		for (int i = 0; i < 2; i++) {
-			assertThat(this.api.issue(id, Tokens.user("late-" + i + "-" + UUID.randomUUID())).status()).isEqualTo(202);
-		}
+		issue(id, 2);
 	}
 
 	@Test
 	void loweringToWhatRedisLeftLowersBoth() {
 		long id = Harness.uniqueCouponId();
 		assertThat(put(id, 5).status()).isEqualTo(201);
-		for (int i = 0; i < 2; i++) {
-			assertThat(this.api.issue(id, Tokens.user("early-" + i + "-" + UUID.randomUUID())).status()).isEqualTo(202);
-		}
+		issue(id, 2);
 		Reply lowered = put(id, 3);
 		assertThat(lowered.status()).as(lowered.raw()).isEqualTo(200);
 		assertThat(lowered.body().get("quantity").asInt()).isEqualTo(3);
@@ -73,6 +67,15 @@ class QuantityChangeApiTest extends ApiServerTest {
 		assertThat(redisQuantity(id)).isEqualTo("3");
 		assertThat(this.api.issue(id, Tokens.user("third-" + UUID.randomUUID())).status()).isEqualTo(202);
 		assertThat(this.api.issue(id, Tokens.user("fourth-" + UUID.randomUUID())).code()).isEqualTo("SOLD_OUT");
+	}
+
+	/**
+	 * {@code users} new users each get a 202 (a reservation, no row: no consumer runs).
+	 */
+	private void issue(long id, int users) {
+		for (int i = 0; i < users; i++) {
+			assertThat(this.api.issue(id, Tokens.user("user-" + UUID.randomUUID())).status()).isEqualTo(202);
+		}
 	}
 
 	private Reply put(long id, int quantity) {
