@@ -26,6 +26,11 @@ record CouponKeys(long couponId) {
 		return tag() + ":free";
 	}
 
+	/** The token of a rebuild under way (see {@code scripts/restore-begin.lua}). */
+	String rebuild() {
+		return tag() + ":rebuild";
+	}
+
 	List<String> all() {
 		return List.of(meta(), issued(), next(), free());
 	}

@@ -1,10 +1,12 @@
 package io.couponevent.api.issuance;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 
 import io.couponevent.api.coupon.Coupon;
 import io.couponevent.api.coupon.IssuedRow;
@@ -33,13 +35,28 @@ public class ReservationStore {
 	private static final RedisScript<Long> UPSERT_META = RedisScript.of(ClasspathText.read("scripts/upsert-meta.lua"),
 			Long.class);
 
-	private static final RedisScript<Long> RESTORE = RedisScript.of(ClasspathText.read("scripts/restore.lua"),
+	private static final RedisScript<Long> RESTORE_BEGIN = RedisScript
+		.of(ClasspathText.read("scripts/restore-begin.lua"), Long.class);
+
+	private static final RedisScript<Long> RESTORE_ADD = RedisScript.of(ClasspathText.read("scripts/restore-chunk.lua"),
+			Long.class);
+
+	private static final RedisScript<Long> RESTORE_END = RedisScript.of(ClasspathText.read("scripts/restore-end.lua"),
 			Long.class);
 
 	@SuppressWarnings("rawtypes")
 	private static final RedisScript<List> SLOTS = RedisScript.of(ClasspathText.read("scripts/slots.lua"), List.class);
 
 	private static final RedisScript<Long> ADOPT = RedisScript.of(ClasspathText.read("scripts/adopt.lua"), Long.class);
+
+	/** Rows or free slots per script call of a rebuild. */
+	static final int RESTORE_CHUNK = 1000;
+
+	/**
+	 * How long a rebuild may take before another may take over (its remaining calls then
+	 * do nothing).
+	 */
+	private static final Duration RESTORE_TTL = Duration.ofMinutes(10);
 
 	private final StringRedisTemplate redis;
 
@@ -73,8 +90,8 @@ public class ReservationStore {
 	 * reconciler has compared with MySQL, so a late record can never collide with another
 	 * user's reservation of that slot.
 	 */
-	public boolean hold(long couponId, String userId, int slot) {
-		return runRelease(couponId, userId, Integer.toString(slot), "hold", Reservation.heldField(slot));
+	public boolean hold(long couponId, Reservation reservation) {
+		return runRelease(couponId, reservation, "hold", Reservation.heldField(reservation.slot()));
 	}
 
 	/**
@@ -95,18 +112,19 @@ public class ReservationStore {
 	 * Gives a reservation back: stock +1, user removed, slot to the free list (if
 	 * {@code reuseSlot}).
 	 */
-	public boolean release(long couponId, String userId, int slot, boolean reuseSlot) {
-		return runRelease(couponId, userId, Integer.toString(slot), reuseSlot ? "1" : "0");
+	public boolean release(long couponId, Reservation reservation, boolean reuseSlot) {
+		return runRelease(couponId, reservation, reuseSlot ? "1" : "0");
 	}
 
 	/**
-	 * {@code scripts/release.lua} with its ARGV (user, slot, mode[, placeholder]); true
-	 * when it acted.
+	 * {@code scripts/release.lua}: acts only when Redis still holds exactly this
+	 * reservation (not one sent again by a 409 since it was read); true when it acted.
 	 */
-	private boolean runRelease(long couponId, String... args) {
+	private boolean runRelease(long couponId, Reservation reservation, String... modeAndPlaceholder) {
 		CouponKeys keys = new CouponKeys(couponId);
-		Long done = redis.execute(RELEASE, List.of(keys.meta(), keys.issued(), keys.free()), (Object[]) args);
-		return done != null && done == 1;
+		List<Object> args = new ArrayList<>(List.of(reservation.userId(), reservation.encoded()));
+		args.addAll(List.of(modeAndPlaceholder));
+		return ran(redis.execute(RELEASE, List.of(keys.meta(), keys.issued(), keys.free()), args.toArray()));
 	}
 
 	public enum MetaResult {
@@ -132,41 +150,90 @@ public class ReservationStore {
 		};
 	}
 
-	/** Rebuilds lost state from MySQL rows; a no-op when the state exists. */
+	/**
+	 * Rebuilds lost state from MySQL rows; a no-op when the state exists. Sent in calls
+	 * of at most {@link #RESTORE_CHUNK} rows or free slots, meta last (see
+	 * {@code scripts/restore-begin.lua}).
+	 * @return true when this call rebuilt the state
+	 */
 	public boolean restore(Coupon coupon, Collection<IssuedRow> rows) {
-		CouponKeys keys = new CouponKeys(coupon.id());
+		String token = beginRestore(coupon.id());
+		if (token == null) {
+			return false;
+		}
 		int next = rows.stream().mapToInt(IssuedRow::slot).max().orElse(0);
 		boolean[] used = new boolean[next + 1];
 		rows.forEach(r -> used[r.slot()] = true);
-		List<String> args = new ArrayList<>();
-		args.add(Integer.toString(coupon.quantity()));
-		args.add(Long.toString(coupon.opensAt().toEpochMilli()));
-		args.add(Long.toString(coupon.closesAt().toEpochMilli()));
-		args.add(coupon.paused() ? "1" : "0");
-		args.add(Long.toString(coupon.version()));
-		args.add(Integer.toString(next));
-		List<String> free = new ArrayList<>();
+		List<String> chunk = new ArrayList<>();
 		for (int slot = 1; slot <= next; slot++) {
 			if (!used[slot]) {
-				free.add(Integer.toString(slot));
+				chunk.add(Integer.toString(slot));
+				if (chunk.size() == RESTORE_CHUNK && !restoreChunk(coupon.id(), token, "free", chunk)) {
+					return false;
+				}
 			}
 		}
-		args.add(Integer.toString(free.size()));
-		args.addAll(free);
-		for (IssuedRow row : rows) {
-			args.add(row.userId());
-			args.add(new Reservation(row.userId(), row.slot(), row.reservedAt()).encoded());
+		if (!chunk.isEmpty() && !restoreChunk(coupon.id(), token, "free", chunk)) {
+			return false;
 		}
-		Long done = redis.execute(RESTORE, keys.all(), args.toArray());
-		return done != null && done == 1;
+		for (IssuedRow row : rows) {
+			chunk.add(row.userId());
+			chunk.add(new Reservation(row.userId(), row.slot(), row.reservedAt()).encoded());
+			if (chunk.size() == 2 * RESTORE_CHUNK && !restoreChunk(coupon.id(), token, "issued", chunk)) {
+				return false;
+			}
+		}
+		if (!chunk.isEmpty() && !restoreChunk(coupon.id(), token, "issued", chunk)) {
+			return false;
+		}
+		CouponKeys keys = new CouponKeys(coupon.id());
+		return ran(redis.execute(RESTORE_END, List.of(keys.meta(), keys.next(), keys.rebuild()), token,
+				Integer.toString(coupon.quantity()), Long.toString(coupon.opensAt().toEpochMilli()),
+				Long.toString(coupon.closesAt().toEpochMilli()), coupon.paused() ? "1" : "0",
+				Long.toString(coupon.version()), Integer.toString(next)));
+	}
+
+	/** Starts a rebuild: its token, or {@code null} when the state exists. */
+	String beginRestore(long couponId) {
+		CouponKeys keys = new CouponKeys(couponId);
+		String token = UUID.randomUUID().toString();
+		List<String> begin = List.of(keys.meta(), keys.issued(), keys.next(), keys.free(), keys.rebuild());
+		return ran(redis.execute(RESTORE_BEGIN, begin, token, Long.toString(RESTORE_TTL.toMillis()))) ? token : null;
+	}
+
+	/**
+	 * Sends one chunk ({@code "free"} slots or {@code "issued"} user, value pairs) and
+	 * empties it; false when the rebuild is no longer this one's.
+	 */
+	boolean restoreChunk(long couponId, String token, String kind, List<String> chunk) {
+		CouponKeys keys = new CouponKeys(couponId);
+		List<Object> args = new ArrayList<>(chunk.size() + 2);
+		args.add(token);
+		args.add(kind);
+		args.addAll(chunk);
+		chunk.clear();
+		return ran(redis.execute(RESTORE_ADD, List.of(keys.meta(), keys.issued(), keys.free(), keys.rebuild()),
+				args.toArray()));
+	}
+
+	private static boolean ran(Long result) {
+		return result != null && result == 1;
 	}
 
 	/** Marks a MySQL row that Redis misses as issued. */
 	public boolean adopt(long couponId, IssuedRow row) {
 		CouponKeys keys = new CouponKeys(couponId);
-		Long done = redis.execute(ADOPT, List.of(keys.meta(), keys.issued(), keys.free()), row.userId(),
-				Integer.toString(row.slot()), Long.toString(row.reservedAt().toEpochMilli()));
-		return done != null && done == 1;
+		return ran(redis.execute(ADOPT, List.of(keys.meta(), keys.issued(), keys.free()), row.userId(),
+				Integer.toString(row.slot()), Long.toString(row.reservedAt().toEpochMilli())));
+	}
+
+	/**
+	 * How many slot numbers were handed out (the highest one): a quantity below it is
+	 * refused.
+	 */
+	public long mintedSlots(long couponId) {
+		String next = redis.opsForValue().get(new CouponKeys(couponId).next());
+		return next == null ? 0 : Long.parseLong(next);
 	}
 
 	public boolean stateExists(long couponId) {
