@@ -165,5 +165,13 @@
 - name: COUPON_SECURITY_JWT_JWK_SET_URI
   value: {{ . | quote }}
 {{- end }}
+{{- with dig "jwt" "issuer" "" ($ctx.Values.global | default dict) }}
+- name: COUPON_SECURITY_JWT_ISSUER
+  value: {{ . | quote }}
+{{- end }}
+{{- with dig "jwt" "audience" "" ($ctx.Values.global | default dict) }}
+- name: COUPON_SECURITY_JWT_AUDIENCE
+  value: {{ . | quote }}
+{{- end }}
 {{- end }}
 {{- end -}}

@@ -135,6 +135,9 @@ must_fail "both bundled and external MySQL" "pick the bundled MySQL" --set mysql
 must_fail "no Redis at all" "no Redis" --set global.externalRedis.nodes=null
 must_fail "an external database without credentials" "needs existingSecret" --set global.externalDatabase.existingSecret=
 must_fail "an event without coupons" "coupons" --set event.coupons=null
+must_fail "a quantity above the services' bound" "maximum|10000000|10,000,000" \
+  --set 'event.coupons[0].id=1' --set 'event.coupons[0].name=huge' --set 'event.coupons[0].quantity=10000001' \
+  --set 'event.coupons[0].opensAt=2026-12-01T10:00:00Z' --set 'event.coupons[0].closesAt=2026-12-01T22:00:00Z'
 must_fail "a coupon closing before it opens" "closesAt must be after opensAt" \
   --set 'event.coupons[0].id=1' --set 'event.coupons[0].name=backwards' --set 'event.coupons[0].quantity=10' \
   --set 'event.coupons[0].opensAt=2026-12-01T10:00:00Z' --set 'event.coupons[0].closesAt=2026-11-30T00:00:00Z'
