@@ -143,6 +143,15 @@
 {{- end }}
 {{- end -}}
 
+{{/* The prefix of every key the event writes in the issuance Redis: the release name on an external
+     Redis (events sharing one must not share a coupon's stock or gate), none on the release's own. */}}
+{{- define "coupon-lib.redisKeyPrefixEnv" -}}
+{{- if and (not (include "coupon-lib.redisBundled" .)) (dig "externalRedis" "prefixKeys" true (.Values.global | default dict)) }}
+- name: COUPON_REDIS_KEYPREFIX
+  value: {{ printf "%s:" .Release.Name | quote }}
+{{- end }}
+{{- end -}}
+
 {{/* Environment of every coupon container (services and hooks): pass (dict "context" $ "redis" bool "jwt" bool),
      and "database" false for a service without MySQL. */}}
 {{- define "coupon-lib.env" -}}
@@ -156,6 +165,7 @@
 {{- end }}
 {{- if .redis }}
 {{- include "coupon-lib.redisEnv" (dict "context" $ctx "prefix" "SPRING_DATA_REDIS" "nodes" "CLUSTER_NODES" "bundle" "redis") }}
+{{- include "coupon-lib.redisKeyPrefixEnv" $ctx }}
 {{- end }}
 {{- if .jwt }}
 {{- with include "coupon-lib.jwtSecret" $ctx }}
