@@ -38,8 +38,13 @@ class ZoneTicker implements SchedulingConfigurer, DisposableBean {
 
 	private static final Logger log = LoggerFactory.getLogger(ZoneTicker.class);
 
-	/** The gate's TTL: a crashed waiting room opens the gate by itself this soon. */
-	static final long GATE_TTL_MS = 15_000;
+	/**
+	 * The gate's TTL: a crashed waiting room opens the gate by itself this soon. It
+	 * outlasts a restart of the room (a JVM start, 60 s on a starved machine): were it
+	 * shorter, a room restarted under a queue would let anybody issue without an entry
+	 * token until it was back (test-faults' room-kill-failover: 15 s let 89 in).
+	 */
+	static final long GATE_TTL_MS = 120_000;
 
 	/**
 	 * A pod's claim on a zone's opening lapses this long after it was made: the pod died
