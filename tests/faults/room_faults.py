@@ -30,9 +30,9 @@ ROOM_USER_OFFSET = 200_000  # user ids of the room's wave: USER_PREFIX + (200000
 # late, but never by more than this (a third of the gate's TTL).
 GATE_RENEW_BUDGET_S = 5.0
 # The room stays down this long before it is started again (a crash-loop back-off, a node lost), so
-# that with its own start (25-60 s here) the users' polls fail for about a minute: as long as the
+# that with its own start (25-85 s here) the users' polls fail for about a minute: as long as the
 # room purges a silent user after (purge-after 60 s), and well within the gate's TTL.
-ROOM_DOWN_S = 30
+ROOM_DOWN_S = 20
 FLOOD_IDS = int(os.environ.get("ZONE_FLOOD_IDS") or 3000)
 FLOOD_THREADS = 8
 

@@ -78,6 +78,13 @@ class ZoneTicker implements SchedulingConfigurer, DisposableBean {
 	/** Zone → when its coupons were looked up last (ms). */
 	private final Map<String, Long> lookedUp = new ConcurrentHashMap<>();
 
+	/**
+	 * When this pod started: it purges nobody for {@code purge-after} after it, as users
+	 * whose polls failed while the room was down (every pod restarted, or not yet up) did
+	 * not leave; a silence that began before the start is not theirs to answer for.
+	 */
+	private final long startedNanos = System.nanoTime();
+
 	private final ScheduledExecutorService lookups = Executors
 		.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("coupon-lookups").daemon().factory());
 
@@ -227,7 +234,12 @@ class ZoneTicker implements SchedulingConfigurer, DisposableBean {
 	}
 
 	void sweepAll() {
+		long upMs = (System.nanoTime() - this.startedNanos) / 1_000_000;
 		for (Zone zone : this.zones.known()) {
+			if (upMs < zone.settings().purgeAfter().toMillis()) {
+				// users were silent while no room answered them: not leavers (yet)
+				continue;
+			}
 			try {
 				long purged = this.store.purge(zone, zone.settings().purgeAfter().toMillis());
 				if (purged > 0) {
