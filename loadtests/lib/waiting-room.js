@@ -11,7 +11,7 @@ import exec from 'k6/execution';
 import { setTimeout } from 'k6/timers';
 import { Counter, Trend } from 'k6/metrics';
 import { common, str } from './config.js';
-import { metrics as issuance } from './api.js';
+import { logOutcome, metrics as issuance } from './api.js';
 
 export const WR_URL = str('WR_URL', 'http://127.0.0.1:8070').replace(/\/+$/, '');
 const ENTRY_HEADER = 'Coupon-Entry-Token';
@@ -139,6 +139,7 @@ export async function issueWithEntry(user, token, entryToken, retries, { coupon 
     } else if (status === 503) {
       outcome = 'shed';
     }
+    if (!quiet) logOutcome(user, outcome, status);
     switch (outcome) {
       case 'accepted': im.accepted.add(1); break;
       case 'duplicate': im.duplicate.add(1); break;

@@ -675,6 +675,8 @@ SCENARIOS = [
              settle_timeout=300, api_args=f"--coupon.issuance.max-in-flight={OVERLOAD_BOUND} "
                                              f"--coupon.issuance.admission-wait={OVERLOAD_ADMISSION_WAIT}"),
 ]
+# the waiting room's scenarios (room_faults.py): killed and failed over, flooded with unknown ids
+SCENARIOS += __import__("room_faults").scenarios(sys.modules[__name__])
 
 
 # ---- measuring --------------------------------------------------------------------------------------
