@@ -7,7 +7,7 @@ import io.lettuce.core.SslOptions;
 import io.lettuce.core.cluster.ClusterClientOptions;
 
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.boot.data.redis.autoconfigure.LettuceClientConfigurationBuilderCustomizer;
+import org.springframework.boot.data.redis.autoconfigure.LettuceClientOptionsBuilderCustomizer;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
@@ -26,9 +26,13 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 @Configuration(proxyBeanMethods = false)
 class RedisConfig {
 
+	/**
+	 * Added to Spring Boot's client options, which carry the TLS bundle
+	 * ({@code spring.data.redis.ssl.bundle}) and the connect timeout.
+	 */
 	@Bean
-	LettuceClientConfigurationBuilderCustomizer clusterTopologyRefresh() {
-		return (builder) -> builder.clientOptions(ClusterFailover.options().build());
+	LettuceClientOptionsBuilderCustomizer clusterTopologyRefresh() {
+		return ClusterFailover::apply;
 	}
 
 	/**

@@ -66,12 +66,12 @@ class IssuanceRedisClientTest {
 	 */
 	@Test
 	void bothClientsFollowFailoversAsTheApisDoes() {
-		LettuceClientConfiguration.LettuceClientConfigurationBuilder builder = LettuceClientConfiguration.builder();
-		new RedisConfig().clusterTopologyRefresh().customize(builder);
+		ClusterClientOptions.Builder boots = ClusterClientOptions.builder();
+		new RedisConfig().clusterTopologyRefresh().customize(boots);
 		WaitingRoomProperties.IssuanceRedis settings = new WaitingRoomProperties.IssuanceRedis(List.of("r:6379"), null,
 				null);
-		for (LettuceClientConfiguration client : List.of(builder.build(), RedisConfig.clientOf(settings, null))) {
-			ClusterClientOptions options = (ClusterClientOptions) client.getClientOptions().orElseThrow();
+		for (ClusterClientOptions options : List.of(boots.build(),
+				(ClusterClientOptions) RedisConfig.clientOf(settings, null).getClientOptions().orElseThrow())) {
 			assertThat(options.getTopologyRefreshOptions().getRefreshPeriod()).isEqualTo(Duration.ofSeconds(5));
 			assertThat(options.getTopologyRefreshOptions().isPeriodicRefreshEnabled()).isTrue();
 			assertThat(options.getTopologyRefreshOptions().getAdaptiveRefreshTriggers()).isNotEmpty();
