@@ -12,6 +12,8 @@ import io.couponevent.api.coupon.Coupon;
 import io.couponevent.api.coupon.IssuedRow;
 import io.couponevent.common.ClasspathText;
 
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.data.redis.core.Cursor;
 import org.springframework.data.redis.core.ScanOptions;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -49,6 +51,8 @@ public class ReservationStore {
 
 	private static final RedisScript<Long> ADOPT = RedisScript.of(ClasspathText.read("scripts/adopt.lua"), Long.class);
 
+	private static final Duration TOOL_DEADLINE = Duration.ofSeconds(5);
+
 	/** Rows or free slots per script call of a rebuild. */
 	static final int RESTORE_CHUNK = 1000;
 
@@ -60,12 +64,33 @@ public class ReservationStore {
 
 	private final StringRedisTemplate redis;
 
-	public ReservationStore(StringRedisTemplate redis) {
+	private final ReplicaAcks replicaAcks;
+
+	/**
+	 * @param replicaAcks replicas that must hold a reservation before it is accepted
+	 * ({@code coupon.issuance.replica-acks}, default 1; 0 for a Redis without replicas)
+	 */
+	@Autowired
+	public ReservationStore(StringRedisTemplate redis, @Value("${coupon.issuance.replica-acks:1}") int replicaAcks) {
+		if (replicaAcks < 0) {
+			throw new IllegalArgumentException("coupon.issuance.replica-acks must not be negative");
+		}
 		this.redis = redis;
+		this.replicaAcks = new ReplicaAcks(redis, replicaAcks);
+	}
+
+	/** A store that waits for one replica. */
+	public ReservationStore(StringRedisTemplate redis) {
+		this(redis, 1);
 	}
 
 	/**
-	 * The hot path: one script call decides and records the reservation.
+	 * The hot path: one script call decides and records the reservation, which counts
+	 * only once a replica holds it (Redis {@code WAIT}, see {@link ReplicaAcks}): a
+	 * master that died with it unreplicated would roll {@code next} back, and the slot
+	 * number, already sent to Kafka, would be minted again. One that no replica confirmed
+	 * by the deadline is given back ({@code UNREPLICATED}); if the master dies meanwhile,
+	 * both went together.
 	 * @param deadlineMs epoch millisecond after which the caller no longer waits: a call
 	 * that reaches Redis later (replayed by the client after a failover) reserves nothing
 	 * @param entryAdmitted whether the request carries an entry token for this user and
@@ -76,12 +101,20 @@ public class ReservationStore {
 		CouponKeys keys = new CouponKeys(couponId);
 		List<Long> reply = redis.execute(ISSUE, keys.issue(), userId, Long.toString(deadlineMs),
 				entryAdmitted ? "1" : "0");
-		return Decision.of(reply);
+		Decision decision = Decision.of(reply);
+		if (decision.outcome() == Decision.Outcome.ACCEPTED && !replicaAcks.confirm(keys.meta(), deadlineMs)) {
+			release(couponId, new Reservation(userId, decision.slot(), decision.reservedAt()), true);
+			return decision.unreplicated();
+		}
+		return decision;
 	}
 
-	/** A reservation with no deadline and no entry token (tools and tests). */
+	/**
+	 * A reservation with no entry token and a deadline a few seconds away (tools and
+	 * tests).
+	 */
 	public Decision reserve(long couponId, String userId) {
-		return reserve(couponId, userId, Long.MAX_VALUE, false);
+		return reserve(couponId, userId, System.currentTimeMillis() + TOOL_DEADLINE.toMillis(), false);
 	}
 
 	/**
@@ -96,7 +129,9 @@ public class ReservationStore {
 
 	/**
 	 * Slot numbers minted but neither held by an entry nor free: each strands one unit of
-	 * stock.
+	 * stock. Negative when entries and free slots outnumber the slot numbers minted:
+	 * {@code next} fell behind (a row adopted past it, or a failover that lost writes),
+	 * and the issue script would mint a number already in use.
 	 */
 	@SuppressWarnings("unchecked")
 	public long lostSlots(long couponId) {
@@ -105,7 +140,7 @@ public class ReservationStore {
 		if (reply == null || reply.size() < 3) {
 			return 0;
 		}
-		return Math.max(0, reply.get(2) - reply.get(0) - reply.get(1));
+		return reply.get(2) - reply.get(0) - reply.get(1);
 	}
 
 	/**
@@ -220,10 +255,13 @@ public class ReservationStore {
 		return result != null && result == 1;
 	}
 
-	/** Marks a MySQL row that Redis misses as issued. */
+	/**
+	 * Marks a MySQL row that Redis misses as issued, and raises {@code next} to its slot
+	 * when it is behind (see {@code scripts/adopt.lua}).
+	 */
 	public boolean adopt(long couponId, IssuedRow row) {
 		CouponKeys keys = new CouponKeys(couponId);
-		return ran(redis.execute(ADOPT, List.of(keys.meta(), keys.issued(), keys.free()), row.userId(),
+		return ran(redis.execute(ADOPT, List.of(keys.meta(), keys.issued(), keys.free(), keys.next()), row.userId(),
 				Integer.toString(row.slot()), Long.toString(row.reservedAt().toEpochMilli())));
 	}
 

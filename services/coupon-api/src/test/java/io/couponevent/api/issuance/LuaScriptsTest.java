@@ -270,6 +270,38 @@ class LuaScriptsTest {
 		assertThat(store.reserve(c.id(), "b").slot()).isEqualTo(2);
 	}
 
+	/**
+	 * Issue 37, item 2: a failover that lost writes rolls the slot counter back below
+	 * slots already in Kafka; adopting such a row raises it, so the slot is not minted
+	 * again.
+	 */
+	@Test
+	void adoptRaisesTheSlotCounterPastTheAdoptedSlot() {
+		Coupon c = openCoupon(10);
+		store.reserve(c.id(), "a");
+		store.reserve(c.id(), "b");
+		Instant t = Instant.now();
+		// "c" reserved slot 3, its record reached MySQL, and the failover lost it.
+		assertThat(store.adopt(c.id(), new IssuedRow("c", 3, t, t))).isTrue();
+		assertThat(store.mintedSlots(c.id())).isEqualTo(3);
+		assertThat(store.lostSlots(c.id())).isZero();
+		assertThat(store.reserve(c.id(), "d").slot()).as("slot 3 is not minted again").isEqualTo(4);
+	}
+
+	/**
+	 * Issue 37, item 2: a slot counter behind the entries it minted is reported (as a
+	 * negative count), not clamped to 0, so the reconciler compares with MySQL.
+	 */
+	@Test
+	void aSlotCounterBehindItsEntriesIsReported() {
+		Coupon c = openCoupon(10);
+		store.reserve(c.id(), "a");
+		store.reserve(c.id(), "b");
+		store.reserve(c.id(), "c");
+		redis.opsForValue().set(new CouponKeys(c.id()).next(), "1");
+		assertThat(store.lostSlots(c.id())).isEqualTo(-2);
+	}
+
 	@Test
 	void aUnitOutOfTheHashAndTheFreeListIsHeldNotSoldOut() {
 		Coupon c = openCoupon(2);
