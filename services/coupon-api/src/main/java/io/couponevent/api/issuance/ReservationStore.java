@@ -11,6 +11,7 @@ import java.util.UUID;
 import io.couponevent.api.coupon.Coupon;
 import io.couponevent.api.coupon.IssuedRow;
 import io.couponevent.common.ClasspathText;
+import io.couponevent.common.redis.KeyPrefix;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
@@ -66,22 +67,32 @@ public class ReservationStore {
 
 	private final ReplicaAcks replicaAcks;
 
+	private final String keyPrefix;
+
 	/**
 	 * @param replicaAcks replicas that must hold a reservation before it is accepted
 	 * ({@code coupon.issuance.replica-acks}, default 1; 0 for a Redis without replicas)
+	 * @param keyPrefix put before every key ({@code coupon.redis.key-prefix}, see
+	 * {@link KeyPrefix})
 	 */
 	@Autowired
-	public ReservationStore(StringRedisTemplate redis, @Value("${coupon.issuance.replica-acks:1}") int replicaAcks) {
+	public ReservationStore(StringRedisTemplate redis, @Value("${coupon.issuance.replica-acks:1}") int replicaAcks,
+			@Value(KeyPrefix.PROPERTY) String keyPrefix) {
 		if (replicaAcks < 0) {
 			throw new IllegalArgumentException("coupon.issuance.replica-acks must not be negative");
 		}
 		this.redis = redis;
 		this.replicaAcks = new ReplicaAcks(redis, replicaAcks);
+		this.keyPrefix = KeyPrefix.of(keyPrefix);
 	}
 
-	/** A store that waits for one replica. */
+	/** A store that waits for one replica, without a key prefix. */
 	public ReservationStore(StringRedisTemplate redis) {
-		this(redis, 1);
+		this(redis, 1, "");
+	}
+
+	private CouponKeys keys(long couponId) {
+		return new CouponKeys(keyPrefix, couponId);
 	}
 
 	/**
@@ -98,7 +109,7 @@ public class ReservationStore {
 	 */
 	@SuppressWarnings("unchecked")
 	public Decision reserve(long couponId, String userId, long deadlineMs, boolean entryAdmitted) {
-		CouponKeys keys = new CouponKeys(couponId);
+		CouponKeys keys = keys(couponId);
 		List<Long> reply = redis.execute(ISSUE, keys.issue(), userId, Long.toString(deadlineMs),
 				entryAdmitted ? "1" : "0");
 		Decision decision = Decision.of(reply);
@@ -135,7 +146,7 @@ public class ReservationStore {
 	 */
 	@SuppressWarnings("unchecked")
 	public long lostSlots(long couponId) {
-		CouponKeys keys = new CouponKeys(couponId);
+		CouponKeys keys = keys(couponId);
 		List<Long> reply = redis.execute(SLOTS, List.of(keys.issued(), keys.free(), keys.next()));
 		if (reply == null || reply.size() < 3) {
 			return 0;
@@ -156,7 +167,7 @@ public class ReservationStore {
 	 * reservation (not one sent again by a 409 since it was read); true when it acted.
 	 */
 	private boolean runRelease(long couponId, Reservation reservation, String... modeAndPlaceholder) {
-		CouponKeys keys = new CouponKeys(couponId);
+		CouponKeys keys = keys(couponId);
 		List<Object> args = new ArrayList<>(List.of(reservation.userId(), reservation.encoded()));
 		args.addAll(List.of(modeAndPlaceholder));
 		return ran(redis.execute(RELEASE, List.of(keys.meta(), keys.issued(), keys.free()), args.toArray()));
@@ -173,7 +184,7 @@ public class ReservationStore {
 	 * MySQL.
 	 */
 	public MetaResult upsertMeta(Coupon coupon, boolean fresh) {
-		CouponKeys keys = new CouponKeys(coupon.id());
+		CouponKeys keys = keys(coupon.id());
 		Long result = redis.execute(UPSERT_META, keys.all(), Integer.toString(coupon.quantity()),
 				Long.toString(coupon.opensAt().toEpochMilli()), Long.toString(coupon.closesAt().toEpochMilli()),
 				coupon.paused() ? "1" : "0", Long.toString(coupon.version()), fresh ? "1" : "0");
@@ -221,7 +232,7 @@ public class ReservationStore {
 		if (!chunk.isEmpty() && !restoreChunk(coupon.id(), token, "issued", chunk)) {
 			return false;
 		}
-		CouponKeys keys = new CouponKeys(coupon.id());
+		CouponKeys keys = keys(coupon.id());
 		return ran(redis.execute(RESTORE_END, List.of(keys.meta(), keys.next(), keys.rebuild()), token,
 				Integer.toString(coupon.quantity()), Long.toString(coupon.opensAt().toEpochMilli()),
 				Long.toString(coupon.closesAt().toEpochMilli()), coupon.paused() ? "1" : "0",
@@ -230,7 +241,7 @@ public class ReservationStore {
 
 	/** Starts a rebuild: its token, or {@code null} when the state exists. */
 	String beginRestore(long couponId) {
-		CouponKeys keys = new CouponKeys(couponId);
+		CouponKeys keys = keys(couponId);
 		String token = UUID.randomUUID().toString();
 		List<String> begin = List.of(keys.meta(), keys.issued(), keys.next(), keys.free(), keys.rebuild());
 		return ran(redis.execute(RESTORE_BEGIN, begin, token, Long.toString(RESTORE_TTL.toMillis()))) ? token : null;
@@ -241,7 +252,7 @@ public class ReservationStore {
 	 * empties it; false when the rebuild is no longer this one's.
 	 */
 	boolean restoreChunk(long couponId, String token, String kind, List<String> chunk) {
-		CouponKeys keys = new CouponKeys(couponId);
+		CouponKeys keys = keys(couponId);
 		List<Object> args = new ArrayList<>(chunk.size() + 2);
 		args.add(token);
 		args.add(kind);
@@ -260,7 +271,7 @@ public class ReservationStore {
 	 * when it is behind (see {@code scripts/adopt.lua}).
 	 */
 	public boolean adopt(long couponId, IssuedRow row) {
-		CouponKeys keys = new CouponKeys(couponId);
+		CouponKeys keys = keys(couponId);
 		return ran(redis.execute(ADOPT, List.of(keys.meta(), keys.issued(), keys.free(), keys.next()), row.userId(),
 				Integer.toString(row.slot()), Long.toString(row.reservedAt().toEpochMilli())));
 	}
@@ -270,21 +281,21 @@ public class ReservationStore {
 	 * refused.
 	 */
 	public long mintedSlots(long couponId) {
-		String next = redis.opsForValue().get(new CouponKeys(couponId).next());
+		String next = redis.opsForValue().get(keys(couponId).next());
 		return next == null ? 0 : Long.parseLong(next);
 	}
 
 	public boolean stateExists(long couponId) {
-		return Boolean.TRUE.equals(redis.hasKey(new CouponKeys(couponId).meta()));
+		return Boolean.TRUE.equals(redis.hasKey(keys(couponId).meta()));
 	}
 
 	public Optional<Reservation> find(long couponId, String userId) {
-		Object value = redis.opsForHash().get(new CouponKeys(couponId).issued(), userId);
+		Object value = redis.opsForHash().get(keys(couponId).issued(), userId);
 		return Optional.ofNullable(value).map(v -> Reservation.parse(userId, v.toString()));
 	}
 
 	public long issuedCount(long couponId) {
-		Long size = redis.opsForHash().size(new CouponKeys(couponId).issued());
+		Long size = redis.opsForHash().size(keys(couponId).issued());
 		return size == null ? 0 : size;
 	}
 
@@ -294,7 +305,7 @@ public class ReservationStore {
 	public List<Reservation> all(long couponId) {
 		List<Reservation> all = new ArrayList<>();
 		try (Cursor<Map.Entry<Object, Object>> cursor = redis.opsForHash()
-			.scan(new CouponKeys(couponId).issued(), ScanOptions.scanOptions().count(1000).build())) {
+			.scan(keys(couponId).issued(), ScanOptions.scanOptions().count(1000).build())) {
 			cursor.forEachRemaining(e -> all.add(Reservation.parse(e.getKey().toString(), e.getValue().toString())));
 		}
 		return all;

@@ -3,10 +3,12 @@ package io.couponevent.waitingroom.config;
 import java.time.Duration;
 
 import io.couponevent.common.redis.ClusterFailover;
+import io.couponevent.common.redis.KeyPrefix;
 import io.lettuce.core.SslOptions;
 import io.lettuce.core.cluster.ClusterClientOptions;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.data.redis.autoconfigure.LettuceClientOptionsBuilderCustomizer;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
@@ -41,16 +43,17 @@ class RedisConfig {
 	 */
 	@Bean(destroyMethod = "destroy")
 	IssuanceRedis issuanceRedis(WaitingRoomProperties properties, StringRedisTemplate queueRedis,
-			ObjectProvider<SslBundles> sslBundles) {
+			ObjectProvider<SslBundles> sslBundles, @Value(KeyPrefix.PROPERTY) String keyPrefix) {
 		WaitingRoomProperties.IssuanceRedis settings = properties.issuanceRedis();
+		String prefix = KeyPrefix.of(keyPrefix);
 		if (settings.nodes().isEmpty()) {
-			return new IssuanceRedis(queueRedis, null);
+			return new IssuanceRedis(queueRedis, null, prefix);
 		}
 		LettuceConnectionFactory factory = new LettuceConnectionFactory(clusterOf(settings),
 				clientOf(settings, sslBundles.getIfAvailable()));
 		factory.afterPropertiesSet();
 		factory.start();
-		return new IssuanceRedis(new StringRedisTemplate(factory), factory);
+		return new IssuanceRedis(new StringRedisTemplate(factory), factory, prefix);
 	}
 
 	/** The API's cluster: its nodes and password. */

@@ -79,4 +79,17 @@ class IssuanceRedisClientTest {
 		}
 	}
 
+	/**
+	 * Issue 37, item 15: the gate keys carry the API's key prefix
+	 * ({@code COUPON_REDIS_KEYPREFIX}), so the API of the same event reads them.
+	 */
+	@Test
+	void theGateKeysCarryTheKeyPrefix() {
+		WaitingRoomProperties properties = new WaitingRoomProperties(null, java.net.URI.create("http://api:8080"), null,
+				null, null, null);
+		IssuanceRedis issuance = new RedisConfig().issuanceRedis(properties, null, null, "spring-sale:");
+		assertThat(issuance.gateKey(7)).isEqualTo("spring-sale:{coupon:7}:gate");
+		assertThat(new RedisConfig().issuanceRedis(properties, null, null, "").gateKey(7)).isEqualTo("{coupon:7}:gate");
+	}
+
 }
