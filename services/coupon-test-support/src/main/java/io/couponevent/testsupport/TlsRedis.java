@@ -18,6 +18,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class TlsRedis implements AutoCloseable {
 
+	private static TlsRedis shared;
+
 	private final Path dir;
 
 	private final int port;
@@ -28,6 +30,15 @@ public final class TlsRedis implements AutoCloseable {
 		this.dir = dir;
 		this.port = port;
 		this.server = server;
+	}
+
+	/** One node for the whole test JVM, started at first use, stopped at its exit. */
+	public static synchronized TlsRedis shared() throws IOException, InterruptedException {
+		if (shared == null) {
+			shared = start();
+			Runtime.getRuntime().addShutdownHook(new Thread(shared::close));
+		}
+		return shared;
 	}
 
 	/**
@@ -68,6 +79,17 @@ public final class TlsRedis implements AutoCloseable {
 	/** {@code 127.0.0.1:<tls port>}, the only address it listens on. */
 	public String node() {
 		return "127.0.0.1:" + this.port;
+	}
+
+	/**
+	 * Spring Boot's Redis properties for this node: the cluster, TLS through an SSL
+	 * bundle trusting the CA (as the chart sets {@code SPRING_DATA_REDIS_SSL_BUNDLE}),
+	 * and a 2 s connect timeout.
+	 */
+	public String[] bootProperties() {
+		return new String[] { "spring.data.redis.cluster.nodes=" + node(), "spring.data.redis.timeout=5s",
+				"spring.data.redis.connect-timeout=2s", "spring.data.redis.ssl.bundle=redis",
+				"spring.ssl.bundle.pem.redis.truststore.certificate=file:" + caCertificate() };
 	}
 
 	/** The private CA's certificate (PEM), for a client's trust store. */

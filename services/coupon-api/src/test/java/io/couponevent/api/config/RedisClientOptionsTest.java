@@ -6,8 +6,6 @@ import io.couponevent.testsupport.TlsRedis;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.ClientOptions.DisconnectedBehavior;
 import io.lettuce.core.cluster.ClusterClientOptions;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -27,47 +25,26 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RedisClientOptionsTest {
 
-	private static TlsRedis redis;
-
-	@BeforeAll
-	static void start() throws Exception {
-		redis = TlsRedis.start();
-	}
-
-	@AfterAll
-	static void stop() {
-		if (redis != null) {
-			redis.close();
-		}
-	}
-
-	private ApplicationContextRunner api() {
-		return new ApplicationContextRunner()
+	@Test
+	void theClientTrustsTheBundlesCaAndKeepsTheConnectTimeout() throws Exception {
+		new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class, DataRedisAutoConfiguration.class))
 			.withUserConfiguration(RedisConfig.class)
-			.withPropertyValues("spring.data.redis.cluster.nodes=" + redis.node(), "spring.data.redis.timeout=5s",
-					"spring.data.redis.connect-timeout=2s", "spring.data.redis.ssl.bundle=redis",
-					"spring.ssl.bundle.pem.redis.truststore.certificate=file:" + redis.caCertificate());
-	}
-
-	@Test
-	void theClientTrustsTheBundlesCaAndKeepsTheConnectTimeout() {
-		api().run((context) -> {
-			assertThat(context).hasNotFailed();
-			StringRedisTemplate template = context.getBean(StringRedisTemplate.class);
-			template.opsForValue().set("{tls}:probe", "over TLS");
-			assertThat(template.opsForValue().get("{tls}:probe")).isEqualTo("over TLS");
-			ClientOptions options = context.getBean(LettuceConnectionFactory.class)
-				.getClientConfiguration()
-				.getClientOptions()
-				.orElseThrow();
-			assertThat(options.getSocketOptions().getConnectTimeout()).isEqualTo(Duration.ofSeconds(2));
-			// and the failover settings are still there
-			ClusterClientOptions cluster = (ClusterClientOptions) options;
-			assertThat(cluster.getTopologyRefreshOptions().getRefreshPeriod()).isEqualTo(Duration.ofSeconds(5));
-			assertThat(cluster.getTopologyRefreshOptions().isPeriodicRefreshEnabled()).isTrue();
-			assertThat(cluster.getDisconnectedBehavior()).isEqualTo(DisconnectedBehavior.REJECT_COMMANDS);
-		});
+			.withPropertyValues(TlsRedis.shared().bootProperties())
+			.run((context) -> {
+				StringRedisTemplate template = context.getBean(StringRedisTemplate.class);
+				template.opsForValue().set("{tls}:api", "over TLS");
+				assertThat(template.opsForValue().get("{tls}:api")).isEqualTo("over TLS");
+				ClientOptions options = context.getBean(LettuceConnectionFactory.class)
+					.getClientConfiguration()
+					.getClientOptions()
+					.orElseThrow();
+				assertThat(options.getSocketOptions().getConnectTimeout()).isEqualTo(Duration.ofSeconds(2));
+				// and the failover settings are there
+				assertThat(((ClusterClientOptions) options).getTopologyRefreshOptions().getRefreshPeriod())
+					.isEqualTo(Duration.ofSeconds(5));
+				assertThat(options.getDisconnectedBehavior()).isEqualTo(DisconnectedBehavior.REJECT_COMMANDS);
+			});
 	}
 
 }
