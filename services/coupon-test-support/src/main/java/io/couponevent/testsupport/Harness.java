@@ -108,6 +108,24 @@ public final class Harness {
 		}
 	}
 
+	/**
+	 * Runs {@code local/infra.sh <command> [arguments]} (a read such as {@code pid} or
+	 * {@code redis-master-of}) and returns what it printed.
+	 */
+	public static String infraOutput(String command, String... arguments) throws IOException, InterruptedException {
+		List<String> line = new ArrayList<>(List.of(repoRoot().resolve("local/infra.sh").toString(), command));
+		line.addAll(List.of(arguments));
+		Process process = new ProcessBuilder(line).directory(repoRoot().toFile())
+			.redirectError(ProcessBuilder.Redirect.INHERIT)
+			.start();
+		String output = new String(process.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+		if (!process.waitFor(infraTimeout().toSeconds(), TimeUnit.SECONDS) || process.exitValue() != 0) {
+			throw new IllegalStateException(
+					"local/infra.sh " + String.join(" ", line.subList(1, line.size())) + " failed");
+		}
+		return output.trim();
+	}
+
 	private static Duration seconds(String name, long fallback) {
 		return Duration.ofSeconds(Long.parseLong(env(name, Long.toString(fallback))));
 	}

@@ -107,6 +107,12 @@ public class IssuanceService {
 				throw new IssuanceUnavailableException(
 						"the last coupons are held while unconfirmed sends settle, try again shortly");
 			}
+			case UNREPLICATED -> {
+				// A master that died now would take the reservation along: not answered
+				// 202, given back.
+				metrics.record(couponId, "shed", start);
+				throw new IssuanceUnavailableException("the coupon store could not replicate the issuance, try again");
+			}
 			case EXPIRED -> {
 				// Only a replay reaches this; its caller was already answered 503.
 				metrics.record(couponId, "shed", start);

@@ -270,6 +270,79 @@ class LuaScriptsTest {
 		assertThat(store.reserve(c.id(), "b").slot()).isEqualTo(2);
 	}
 
+	/**
+	 * Issue 37, item 2: a failover that lost writes rolls the slot counter back below
+	 * slots already in Kafka; adopting such a row raises it, so the slot is not minted
+	 * again.
+	 */
+	@Test
+	void adoptRaisesTheSlotCounterPastTheAdoptedSlot() {
+		Coupon c = openCoupon(10);
+		store.reserve(c.id(), "a");
+		store.reserve(c.id(), "b");
+		Instant t = Instant.now();
+		// "c" reserved slot 3, its record reached MySQL, and the failover lost it.
+		assertThat(store.adopt(c.id(), new IssuedRow("c", 3, t, t))).isTrue();
+		assertThat(store.mintedSlots(c.id())).isEqualTo(3);
+		assertThat(store.lostSlots(c.id())).isZero();
+		assertThat(store.reserve(c.id(), "d").slot()).as("slot 3 is not minted again").isEqualTo(4);
+	}
+
+	/**
+	 * Issue 37, item 2: a slot counter behind the entries it minted is reported (as a
+	 * negative count), not clamped to 0, so the reconciler compares with MySQL.
+	 */
+	@Test
+	void aSlotCounterBehindItsEntriesIsReported() {
+		Coupon c = openCoupon(10);
+		store.reserve(c.id(), "a");
+		store.reserve(c.id(), "b");
+		store.reserve(c.id(), "c");
+		redis.opsForValue().set(new CouponKeys(c.id()).next(), "1");
+		assertThat(store.lostSlots(c.id())).isEqualTo(-2);
+	}
+
+	/**
+	 * Issue 37, item 15: a coupon new in MySQL (the register job's {@code fresh} write)
+	 * starts with empty state, whatever an earlier event left in Redis under its id.
+	 */
+	@Test
+	void aCouponNewInMysqlStartsWithoutLeftoverState() {
+		Coupon earlier = openCoupon(5);
+		store.reserve(earlier.id(), "a");
+		store.reserve(earlier.id(), "b");
+		store.reserve(earlier.id(), "c");
+		Coupon again = new Coupon(earlier.id(), "again", 2, earlier.opensAt(), earlier.closesAt(), false, 1);
+		assertThat(store.upsertMeta(again, true)).isEqualTo(ReservationStore.MetaResult.CREATED);
+		assertThat(store.issuedCount(again.id())).isZero();
+		assertThat(store.mintedSlots(again.id())).isZero();
+		assertThat(store.reserve(again.id(), "a").slot()).isEqualTo(1);
+	}
+
+	/**
+	 * Issue 37, item 15: two events sharing one Redis, each under its key prefix, do not
+	 * share a coupon's stock or its gate, though the coupon ids are the same.
+	 */
+	@Test
+	void twoEventsSharingARedisKeepTheirOwnStock() {
+		ReservationStore first = new ReservationStore(redis, 1, "event-a:");
+		ReservationStore second = new ReservationStore(redis, 1, "event-b:");
+		Instant now = Instant.now();
+		Coupon c = coupon(1, now.minusSeconds(60), now.plusSeconds(600), false);
+		assertThat(first.upsertMeta(c, true)).isEqualTo(ReservationStore.MetaResult.CREATED);
+		assertThat(second.upsertMeta(c, true)).isEqualTo(ReservationStore.MetaResult.CREATED);
+		assertThat(first.reserve(c.id(), "u1").outcome()).isEqualTo(Outcome.ACCEPTED);
+		assertThat(second.reserve(c.id(), "u2").outcome()).as("the other event's unit").isEqualTo(Outcome.ACCEPTED);
+		assertThat(store.stateExists(c.id())).as("nothing under the unprefixed keys").isFalse();
+		Coupon d = coupon(5, now.minusSeconds(60), now.plusSeconds(600), false);
+		first.upsertMeta(d, true);
+		second.upsertMeta(d, true);
+		redis.opsForValue().set(EntryGate.key("event-a:", d.id()), "1", Duration.ofSeconds(30));
+		assertThat(first.reserve(d.id(), "u1").outcome()).isEqualTo(Outcome.ENTRY_REQUIRED);
+		assertThat(second.reserve(d.id(), "u1").outcome()).as("the other event's gate is off")
+			.isEqualTo(Outcome.ACCEPTED);
+	}
+
 	@Test
 	void aUnitOutOfTheHashAndTheFreeListIsHeldNotSoldOut() {
 		Coupon c = openCoupon(2);
@@ -396,9 +469,10 @@ class LuaScriptsTest {
 		assertThat(store.upsertMeta(staleRaise, false)).isEqualTo(ReservationStore.MetaResult.UPDATED);
 		assertThat(redis.opsForHash().get(new CouponKeys(c.id()).meta(), "quantity")).isEqualTo("2");
 		assertThat(redis.opsForHash().get(new CouponKeys(c.id()).meta(), "version")).isEqualTo("3");
-		// A coupon new in MySQL starts over, whatever version Redis had left.
+		// A coupon new in MySQL starts over, whatever version Redis had left (issue 37,
+		// item 15: and whatever state).
 		Coupon recreated = new Coupon(c.id(), c.name(), 7, c.opensAt(), c.closesAt(), false, 1);
-		assertThat(store.upsertMeta(recreated, true)).isEqualTo(ReservationStore.MetaResult.UPDATED);
+		assertThat(store.upsertMeta(recreated, true)).isEqualTo(ReservationStore.MetaResult.CREATED);
 		assertThat(redis.opsForHash().get(new CouponKeys(c.id()).meta(), "quantity")).isEqualTo("7");
 	}
 

@@ -2,6 +2,7 @@ package io.couponevent.common.redis;
 
 import java.time.Duration;
 
+import io.lettuce.core.ClientOptions;
 import io.lettuce.core.ClientOptions.DisconnectedBehavior;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
@@ -28,15 +29,27 @@ public final class ClusterFailover {
 
 	/** The client options, to build on (TLS, for one). */
 	public static ClusterClientOptions.Builder options() {
-		ClusterTopologyRefreshOptions refresh = ClusterTopologyRefreshOptions.builder()
-			.enableAllAdaptiveRefreshTriggers()
-			.adaptiveRefreshTriggersTimeout(REFRESH)
-			.enablePeriodicRefresh(REFRESH)
-			.build();
-		return ClusterClientOptions.builder()
-			.topologyRefreshOptions(refresh)
-			.maxRedirects(5)
-			.disconnectedBehavior(DisconnectedBehavior.REJECT_COMMANDS);
+		ClusterClientOptions.Builder options = ClusterClientOptions.builder();
+		apply(options);
+		return options;
+	}
+
+	/**
+	 * Adds the settings to options built elsewhere (Spring Boot's, which carry the TLS
+	 * bundle and the connect timeout: replacing them would drop both). The topology
+	 * settings apply to a cluster client only.
+	 */
+	public static void apply(ClientOptions.Builder options) {
+		if (options instanceof ClusterClientOptions.Builder cluster) {
+			cluster
+				.topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+					.enableAllAdaptiveRefreshTriggers()
+					.adaptiveRefreshTriggersTimeout(REFRESH)
+					.enablePeriodicRefresh(REFRESH)
+					.build())
+				.maxRedirects(5);
+		}
+		options.disconnectedBehavior(DisconnectedBehavior.REJECT_COMMANDS);
 	}
 
 }

@@ -3,11 +3,13 @@ package io.couponevent.waitingroom.config;
 import java.time.Duration;
 
 import io.couponevent.common.redis.ClusterFailover;
+import io.couponevent.common.redis.KeyPrefix;
 import io.lettuce.core.SslOptions;
 import io.lettuce.core.cluster.ClusterClientOptions;
 
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.boot.data.redis.autoconfigure.LettuceClientConfigurationBuilderCustomizer;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.data.redis.autoconfigure.LettuceClientOptionsBuilderCustomizer;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
@@ -26,9 +28,13 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 @Configuration(proxyBeanMethods = false)
 class RedisConfig {
 
+	/**
+	 * Added to Spring Boot's client options, which carry the TLS bundle
+	 * ({@code spring.data.redis.ssl.bundle}) and the connect timeout.
+	 */
 	@Bean
-	LettuceClientConfigurationBuilderCustomizer clusterTopologyRefresh() {
-		return (builder) -> builder.clientOptions(ClusterFailover.options().build());
+	LettuceClientOptionsBuilderCustomizer clusterTopologyRefresh() {
+		return ClusterFailover::apply;
 	}
 
 	/**
@@ -37,16 +43,17 @@ class RedisConfig {
 	 */
 	@Bean(destroyMethod = "destroy")
 	IssuanceRedis issuanceRedis(WaitingRoomProperties properties, StringRedisTemplate queueRedis,
-			ObjectProvider<SslBundles> sslBundles) {
+			ObjectProvider<SslBundles> sslBundles, @Value(KeyPrefix.PROPERTY) String keyPrefix) {
 		WaitingRoomProperties.IssuanceRedis settings = properties.issuanceRedis();
+		String prefix = KeyPrefix.of(keyPrefix);
 		if (settings.nodes().isEmpty()) {
-			return new IssuanceRedis(queueRedis, null);
+			return new IssuanceRedis(queueRedis, null, prefix);
 		}
 		LettuceConnectionFactory factory = new LettuceConnectionFactory(clusterOf(settings),
 				clientOf(settings, sslBundles.getIfAvailable()));
 		factory.afterPropertiesSet();
 		factory.start();
-		return new IssuanceRedis(new StringRedisTemplate(factory), factory);
+		return new IssuanceRedis(new StringRedisTemplate(factory), factory, prefix);
 	}
 
 	/** The API's cluster: its nodes and password. */

@@ -8,7 +8,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
-import io.couponevent.common.entry.EntryGate;
 import io.couponevent.common.entry.EntryProperties;
 import io.couponevent.waitingroom.config.IssuanceRedis;
 import io.couponevent.waitingroom.config.PreQueue;
@@ -67,6 +66,9 @@ class ZoneTicker implements SchedulingConfigurer, DisposableBean {
 
 	private final StringRedisTemplate issuance;
 
+	/** The gate keys, under the API's key prefix. */
+	private final IssuanceRedis gates;
+
 	private final WaitingRoomProperties properties;
 
 	private final long entryTtlMs;
@@ -97,6 +99,7 @@ class ZoneTicker implements SchedulingConfigurer, DisposableBean {
 		this.metrics = metrics;
 		this.coupons = coupons;
 		this.issuance = issuance.template();
+		this.gates = issuance;
 		this.properties = properties;
 		this.entryTtlMs = entry.ttl().toMillis();
 	}
@@ -223,13 +226,13 @@ class ZoneTicker implements SchedulingConfigurer, DisposableBean {
 			for (long coupon : zone.coupons()) {
 				if (soldOut == null || !soldOut.contains(Long.toString(coupon))) {
 					this.issuance.opsForValue()
-						.set(EntryGate.key(coupon), Long.toString(expiry), Duration.ofMillis(GATE_TTL_MS));
+						.set(this.gates.gateKey(coupon), Long.toString(expiry), Duration.ofMillis(GATE_TTL_MS));
 				}
 			}
 		}
 		else if (was == null || was) {
 			for (long coupon : zone.coupons()) {
-				this.issuance.delete(EntryGate.key(coupon));
+				this.issuance.delete(this.gates.gateKey(coupon));
 			}
 		}
 		this.gateOn.put(zone.name(), active);

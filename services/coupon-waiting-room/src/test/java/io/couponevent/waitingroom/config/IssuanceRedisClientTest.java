@@ -66,17 +66,30 @@ class IssuanceRedisClientTest {
 	 */
 	@Test
 	void bothClientsFollowFailoversAsTheApisDoes() {
-		LettuceClientConfiguration.LettuceClientConfigurationBuilder builder = LettuceClientConfiguration.builder();
-		new RedisConfig().clusterTopologyRefresh().customize(builder);
+		ClusterClientOptions.Builder boots = ClusterClientOptions.builder();
+		new RedisConfig().clusterTopologyRefresh().customize(boots);
 		WaitingRoomProperties.IssuanceRedis settings = new WaitingRoomProperties.IssuanceRedis(List.of("r:6379"), null,
 				null);
-		for (LettuceClientConfiguration client : List.of(builder.build(), RedisConfig.clientOf(settings, null))) {
-			ClusterClientOptions options = (ClusterClientOptions) client.getClientOptions().orElseThrow();
+		for (ClusterClientOptions options : List.of(boots.build(),
+				(ClusterClientOptions) RedisConfig.clientOf(settings, null).getClientOptions().orElseThrow())) {
 			assertThat(options.getTopologyRefreshOptions().getRefreshPeriod()).isEqualTo(Duration.ofSeconds(5));
 			assertThat(options.getTopologyRefreshOptions().isPeriodicRefreshEnabled()).isTrue();
 			assertThat(options.getTopologyRefreshOptions().getAdaptiveRefreshTriggers()).isNotEmpty();
 			assertThat(options.getDisconnectedBehavior()).isEqualTo(DisconnectedBehavior.REJECT_COMMANDS);
 		}
+	}
+
+	/**
+	 * Issue 37, item 15: the gate keys carry the API's key prefix
+	 * ({@code COUPON_REDIS_KEYPREFIX}), so the API of the same event reads them.
+	 */
+	@Test
+	void theGateKeysCarryTheKeyPrefix() {
+		WaitingRoomProperties properties = new WaitingRoomProperties(null, java.net.URI.create("http://api:8080"), null,
+				null, null, null);
+		IssuanceRedis issuance = new RedisConfig().issuanceRedis(properties, null, null, "spring-sale:");
+		assertThat(issuance.gateKey(7)).isEqualTo("spring-sale:{coupon:7}:gate");
+		assertThat(new RedisConfig().issuanceRedis(properties, null, null, "").gateKey(7)).isEqualTo("{coupon:7}:gate");
 	}
 
 }
