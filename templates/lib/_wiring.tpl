@@ -150,6 +150,11 @@
 - name: COUPON_REDIS_KEYPREFIX
   value: {{ printf "%s:" .Release.Name | quote }}
 {{- end }}
+{{- $acks := dig "externalRedis" "replicaAcks" 1 (.Values.global | default dict) }}
+{{- if and (not (include "coupon-lib.redisBundled" .)) (ne (int $acks) 1) }}
+- name: COUPON_ISSUANCE_REPLICAACKS
+  value: {{ $acks | quote }}
+{{- end }}
 {{- end -}}
 
 {{/* Environment of every coupon container (services and hooks): pass (dict "context" $ "redis" bool "jwt" bool),
