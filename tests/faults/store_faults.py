@@ -13,7 +13,8 @@ scenario is, plus checks of their own:
   defect the WAIT fixed: the scenario fails then.
 - quantity-lowered: the quantity lowered through the admin API under load, once to a value above the
   slot numbers Redis has handed out (accepted, 200) and once below them (refused, 409
-  QUANTITY_BELOW_ISSUED, nothing changed). Judged against the final quantity: nothing sold above it,
+  QUANTITY_BELOW_ISSUED, nothing changed) while the consumer is paused, between MySQL's highest row
+  and Redis's highest slot: MySQL alone cannot see that it is too low. Judged against the final quantity: nothing sold above it,
   MySQL (quantity, coupon_slots) and Redis (meta quantity) agree on it, nothing dead-lettered and no
   stale reservation released (no resell loop).
 """
@@ -135,6 +136,21 @@ def redis_get(f, *args):
     return None
 
 
+def highest_row_slot(f, coupon):
+    """The highest slot MySQL has a row for: what MySQL alone knows was handed out."""
+    import pymysql
+
+    host, port, name = f.SETTINGS.db_address()
+    db = pymysql.connect(host=host, port=port, user=f.SETTINGS.db_user, password=f.SETTINGS.db_password,
+                         database=name, autocommit=True, connect_timeout=5, read_timeout=10)
+    try:
+        with db.cursor() as cur:
+            cur.execute("SELECT COALESCE(MAX(slot), 0) FROM issued_coupons WHERE coupon_id = %s", (coupon,))
+            return int(cur.fetchone()[0])
+    finally:
+        db.close()
+
+
 def minted(f, coupon):
     """Slot numbers Redis has handed out (`next`): a lower quantity is refused below it."""
     out = redis_get(f, "GET", f"{{coupon:{coupon}}}:next")
@@ -183,15 +199,25 @@ def lower_quantity(f, run):
                             "quantity": (answer or {}).get("quantity") if isinstance(answer, dict) else None}
     if status == 200:
         run.quantity = q1  # judged against the quantity now in force
-    run.at(22)
-    handed = minted(f, run.coupon)
-    q2 = max(0, handed - 60)
-    status, answer = put_quantity(f, run, q2)
-    run.mark("refused", f"PUT quantity {q1} -> {q2} with {handed} slots handed out: {status}")
-    code = answer.get("code") if isinstance(answer, dict) else None
-    run.notes["refused"] = {"to": q2, "minted_before": handed, "status": status, "code": code,
-                            "detail": answer.get("detail") if isinstance(answer, dict) else str(answer)[:200],
-                            "after": stores(f, run.coupon)}
+    # The consumer paused: reservations reach Kafka but not MySQL, so MySQL's highest row lags the
+    # slots Redis handed out, and a quantity between the two is below what was sold though MySQL
+    # alone cannot see it (the half-committed lowering of issue #37 item 1).
+    run.at(17)
+    f.signal_pid("consumer", signal.SIGSTOP)
+    run.mark("paused", "SIGSTOP consumer: MySQL's rows fall behind the slots Redis hands out")
+    try:
+        run.at(25)
+        handed, rows_top = minted(f, run.coupon), highest_row_slot(f, run.coupon)
+        q2 = (handed + rows_top) // 2
+        status, answer = put_quantity(f, run, q2)
+        run.mark("refused", f"PUT quantity {q1} -> {q2} with {handed} slots handed out, the highest in MySQL "
+                            f"{rows_top}: {status}")
+        code = answer.get("code") if isinstance(answer, dict) else None
+        run.notes["refused"] = {"to": q2, "minted_before": handed, "highest_row_slot": rows_top, "status": status,
+                                "code": code, "after": stores(f, run.coupon),
+                                "detail": answer.get("detail") if isinstance(answer, dict) else str(answer)[:200]}
+    finally:
+        f.signal_pid("consumer", signal.SIGCONT)
     run.mark("restored", "the load goes on at the lowered quantity")
 
 
@@ -207,8 +233,10 @@ def quantity_checks(f, run, res):
          f"{low.get('from')} -> {q1} with {low.get('minted_before')} handed out: {low.get('status')}, "
          f"quantity {low.get('quantity')}"),
         ("lowered below the slots handed out: refused 409, nothing changed", ref.get("status") == 409
-         and ref.get("code") == "QUANTITY_BELOW_ISSUED" and agree(ref.get("after")),
-         f"-> {ref.get('to')} with {ref.get('minted_before')} handed out: {ref.get('status')} {ref.get('code')} "
+         and ref.get("code") == "QUANTITY_BELOW_ISSUED" and agree(ref.get("after"))
+         and ref.get("highest_row_slot", 0) < ref.get("to", 0) < ref.get("minted_before", 0),
+         f"-> {ref.get('to')} with {ref.get('minted_before')} handed out, {ref.get('highest_row_slot')} the "
+         f"highest slot in MySQL: {ref.get('status')} {ref.get('code')} "
          f"({ref.get('detail')}); stores after: {json.dumps(ref.get('after'))}"),
         ("MySQL and Redis agree on the final quantity", agree(end), f"quantity {q1}: {json.dumps(end)}"),
         ("no stale reservation released (no resell loop)", stale == 0,
