@@ -652,7 +652,7 @@ SCENARIOS = [
              quantity=500, rate=10, duration=60, inject=consumer_killed_mid_batch, checks=issuance_unaffected),
     Scenario("mariadb-down", "MariaDB stopped for 30 s under load", "short",
              quantity=500, rate=10, duration=70, inject=mariadb_down(30), checks=backlog_drained),
-    Scenario("mariadb-read-only", "MariaDB read-only for 20 s under load (writes refused, error 1290)", "long",
+    Scenario("mariadb-read-only", "MariaDB read-only for 20 s under load (writes refused, error 1290)", "short",
              quantity=400, rate=10, duration=50, inject=mariadb_read_only(20), checks=backlog_drained),
     Scenario("redis-failover", "The Redis master of the coupon SIGKILLed: failover to its replica", "long",
              quantity=600, rate=10, duration=90, inject=redis_master_killed, checks=failover_bounded),
