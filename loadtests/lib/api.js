@@ -60,6 +60,14 @@ const LOG_VUS = parseInt(__ENV.LOG_VUS || '20', 10);
 // that landed. At most one 202 per unit of stock; off by default.
 const LOG_OUTCOMES = bool('LOG_OUTCOMES', false);
 
+// The ISSUE_OUTCOME line of one answer (status 0: none) when LOG_OUTCOMES=1; every issuance path
+// (issueOnce, the waiting room's issueWithEntry) prints through this one.
+export function logOutcome(user, status, outcome) {
+  if (LOG_OUTCOMES && (outcome === 'accepted' || outcome === 'shed' || status === 0)) {
+    console.log(`ISSUE_OUTCOME ${user} ${status === 0 ? 'timed_out' : outcome}`);
+  }
+}
+
 function record(ok, res, what) {
   metrics.unexpected.add(!ok);
   if (!ok && exec.vu.idInTest <= LOG_VUS) {
@@ -98,9 +106,7 @@ export function issueOnce(user, token, allowNotOpen) {
   // sample per request (about a sixth of k6's CPU per issuance). Status and coupon reads keep theirs.
   const ok = outcome !== 'unexpected';
   record(ok, res, 'issue');
-  if (LOG_OUTCOMES && (outcome === 'accepted' || outcome === 'shed' || res.status === 0)) {
-    console.log(`ISSUE_OUTCOME ${user} ${res.status === 0 ? 'timed_out' : outcome}`);
-  }
+  logOutcome(user, res.status, outcome);
   switch (outcome) {
     case 'accepted': metrics.accepted.add(1); break;
     case 'duplicate': metrics.duplicate.add(1); break;
