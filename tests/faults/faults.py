@@ -783,6 +783,24 @@ def refusals(run, requests):
             "first_ok_s": round(min(ok) - fault, 1) if ok else None}
 
 
+# Issue #42's recovery targets, reported with each scenario (met or missed), not judged: a lost broker
+# still costs its session timeout and the units held after it (docs/reliability.md, "Recovery in
+# seconds").
+TARGETS = {
+    "kafka-broker": [("users refused for <= 5 s", "refused_s", 5), ("first 202 <= 5 s", "first_202_s", 5)],
+    "redis-failover": [("writes resume <= 10 s after the kill", "first_202_s", 10)],
+    "api-kill": [("users refused for <= 5 s", "refused_s", 5)],
+}
+
+
+def targets(res):
+    out = []
+    for name, figure, bound in TARGETS.get(res["scenario"], []):
+        value = (res.get("refused") or {}).get("issue", {}).get(figure) if figure == "refused_s" else res.get(figure)
+        out.append({"name": name, "met": value is not None and value <= bound, "value": value})
+    return out
+
+
 def settle(run, timeout):
     """Waits until the coupon's Redis view equals MySQL with nothing pending (drained and repaired)."""
     url = f"{SETTINGS.api_url}/api/v1/admin/coupons/{run.coupon}/reconciliation"
@@ -908,6 +926,7 @@ def run_scenario(sc, index, out_dir, base):
     if sc.name != "api-kill":  # a crash strands reservations until the reconciler's period: by design
         checks += sold_out_is_final(run, res)
     res["checks"] = [{"name": n, "ok": bool(ok), "detail": d} for n, ok, d in checks]
+    res["targets"] = targets(res)
     res["passed"] = all(c["ok"] for c in res["checks"])
     res["run_s"] = round(time.time() - t_start, 1)
     with open(os.path.join(out, "probe.json"), "w") as f:
@@ -949,6 +968,8 @@ def scenario_text(r):
     ]
     for c in r["checks"]:
         lines.append(f"    {'PASS' if c['ok'] else 'FAIL'}  {c['name']}: {c['detail']}")
+    for t in r.get("targets", []):
+        lines.append(f"    INFO  target {'met' if t['met'] else 'missed'}, not judged: {t['name']} ({t['value']} s)")
     lines.append(f"    => {'PASS' if r['passed'] else 'FAIL'}")
     return "\n".join(lines)
 
@@ -1011,7 +1032,7 @@ def main(argv=None):
                "over_issue": r["over_issue"], "duplicates": r["duplicates"], "stranded": r["stranded"],
                "recovery_s": r["recovery_s"], "first_202_s": r["first_202_s"],
                # per call (issue, wr-join, wr-poll): how long users were turned away after the fault
-               "refused": r.get("refused"), "timeouts": r.get("timeouts"),
+               "refused": r.get("refused"), "timeouts": r.get("timeouts"), "targets": r.get("targets"),
                "lag_recovered_s": r["lag_recovered_s"], "dead_letters": r["dead_letters"], "run_s": r["run_s"],
                **({"overload": r["overload"]} if "overload" in r else {}),
                **({"error": r["error"]} if "error" in r else {})} for r in results]
