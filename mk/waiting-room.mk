@@ -19,3 +19,11 @@ test-waiting-room: ## waiting room: build, start a harness (PORT_OFFSET 300), k6
 	  WR_ETA_P90_MAX=$(WR_TEST_ETA_P90_MAX) \
 	  API_JAVA_OPTS="$${API_JAVA_OPTS:--Xms1g -Xmx1g -XX:+UseParallelGC}" \
 	  local/demo.sh
+
+# The waiting-room page in a real browser (tests/browser): its own harness, as test-waiting-room's.
+BROWSER_TEST_PORT_OFFSET ?= 400
+BROWSER_TEST_RUN_DIR ?= $(ROOT)/.run/browser
+
+.PHONY: test-browser
+test-browser: ## waiting-room page: Debian's chromium via Playwright joins behind a k6 queue, gets a coupon (and a sold-out run); screenshots in build/browser/
+	PORT_OFFSET=$(BROWSER_TEST_PORT_OFFSET) RUN_DIR=$(BROWSER_TEST_RUN_DIR) tests/browser/run.sh

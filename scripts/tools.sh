@@ -25,8 +25,8 @@ APT_PACKAGES=(
   "prometheus=2.42.0+ds-5+deb12u1"
 )
 # The browser test's headless browser (tests/browser, driven by Playwright as an executable, never a
-# downloaded one).
-BROWSER_APT_PACKAGES=("chromium=156.0.8078.108-1~deb12u1")
+# downloaded one), and a Korean font for the page's Korean texts in its screenshots.
+BROWSER_APT_PACKAGES=("chromium=156.0.8078.108-1~deb12u1" "fonts-nanum=20200506-1")
 # The single-node cluster's runtime: containerd's CRI, runc (crun refuses this host's hybrid
 # cgroups), the CNI bridge plugins, and iptables for kube-proxy and the bridge's masquerading.
 NODE_APT_PACKAGES=(
@@ -227,7 +227,7 @@ run_one() {
     node) run_one node-apt; for t in etcd kube-apiserver kubectl helm k6; do run_one "$t"; done; run_one node-go ;;
     node-go) for t in kube-controller-manager kube-scheduler kubelet kube-proxy coredns keda; do run_one "$t"; done ;;
     go) for t in helm helm-unittest k6 etcd kube-apiserver kubectl; do run_one "$t"; done ;;
-    all) run_one apt; run_one promtool; run_one kafka; run_one go ;;
+    all) run_one apt; run_one browser; run_one promtool; run_one kafka; run_one go ;;
     *) echo "unknown tool: $1" >&2; exit 2 ;;
   esac
 }

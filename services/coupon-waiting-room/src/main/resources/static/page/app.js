@@ -326,9 +326,10 @@
     safeSet(localStorage, 'room.lang', lang);
     render();
   });
-  // A tab that wakes (shown again, back online, restored from the back-forward cache) runs an
+  // A tab that wakes (shown again, resumed, back online, restored from the back-forward cache) runs an
   // overdue call at once instead of waiting for its throttled timer.
   document.addEventListener('visibilitychange', () => { if (!document.hidden) tick(); });
+  document.addEventListener('resume', tick);
   window.addEventListener('online', tick);
   window.addEventListener('pageshow', tick);
   window.setInterval(tick, 1000);
