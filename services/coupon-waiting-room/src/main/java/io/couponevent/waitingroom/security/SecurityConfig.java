@@ -54,6 +54,8 @@ class SecurityConfig {
 				.permitAll()
 				.requestMatchers(HttpMethod.GET, PAGE)
 				.permitAll()
+				.requestMatchers(HttpMethod.HEAD, PAGE)
+				.permitAll()
 				.anyRequest()
 				.denyAll())
 			.oauth2ResourceServer((o) -> o.jwt((jwt) -> jwt.jwtAuthenticationConverter(CouponTokens.rolesConverter()))
