@@ -49,9 +49,16 @@ class Stack:
     def user_token(self, user):
         return tokens.token(user, self.settings.secret)
 
-    def zone(self, coupon, **controls):
-        status, answer = harness.http("PUT", f"{self.room}/api/v1/admin/waiting-room/zones/coupon-{coupon}",
-                                      controls, self.admin_token())
+    def zone(self, coupon, timeout=120, **controls):
+        """Puts the coupon's zone controls; a 503 (the room could not ask the API about the coupon yet,
+        as on a starved host) is tried again, as a client would."""
+        deadline = time.time() + timeout
+        while True:
+            status, answer = harness.http("PUT", f"{self.room}/api/v1/admin/waiting-room/zones/coupon-{coupon}",
+                                          controls, self.admin_token(), timeout=30)
+            if status not in (0, 503) or time.time() > deadline:
+                break
+            time.sleep(2)
         assert status == 200, answer
         return answer
 
@@ -62,7 +69,7 @@ class Stack:
                     return float(line.rsplit(" ", 1)[1])
         return 0.0
 
-    def wait_queue(self, coupon, at_least, timeout=90):
+    def wait_queue(self, coupon, at_least, timeout=150):
         deadline = time.time() + timeout
         while time.time() < deadline:
             if self.queue_length(coupon) >= at_least:

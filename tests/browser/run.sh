@@ -5,11 +5,9 @@
 # The stack is started unless it runs, and stopped again if started here (KEEP=1 leaves it).
 # Screenshots and k6's output: build/browser/. Extra arguments go to pytest (e.g. -k sold).
 set -euo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-cd "$ROOT"
-export JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
-export PATH="$ROOT/.tools/bin:$JAVA_HOME/bin:$PATH"
-export PORT_OFFSET="${PORT_OFFSET:-0}"
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+# harness_up / harness_down, and the tools and the JDK on PATH
+source tests/lib/harness.sh
 # admission steps of 2 s (the default 6 s would make the browser user wait three times as long)
 export WAITING_ROOM_ARGS="--coupon.waiting-room.defaults.sub-window=2s ${WAITING_ROOM_ARGS:-}"
 # The browser test's stack is small: the default 3 GiB API heap is for spikes of thousands.
@@ -18,7 +16,6 @@ export WAITING_ROOM_JAVA_OPTS="${WAITING_ROOM_JAVA_OPTS:--Xms256m -Xmx256m -XX:+
 export CONSUMER_JAVA_OPTS="${CONSUMER_JAVA_OPTS:--Xms256m -Xmx256m -XX:+UseSerialGC}"
 scripts/tools.sh browser k6
 rm -rf build/browser && mkdir -p build/browser
-source tests/lib/harness.sh
 trap harness_down EXIT
 harness_up waiting-room
 eval "$(local/infra.sh env)"

@@ -36,6 +36,7 @@
     errorCode: null,
     retry: null, // {kind: 'busy'|'offline', at}
     statusChecks: 0,
+    entryRefusals: 0,
   };
   // the one pending call
   let due = null; // {at, run}
@@ -275,8 +276,9 @@
       schedule(entryValid() ? issue : poll, 5000);
       return;
     }
-    if (res.status === 403 && code === 'ENTRY_REQUIRED') {
+    if (res.status === 403 && code === 'ENTRY_REQUIRED' && ++s.entryRefusals <= 3) {
       // the entry token expired or the gate came up meanwhile: the room re-issues a live admission
+      // (a few times: an API that refuses every token the room signs is a fault, not a wait)
       schedule(poll, 1000);
       return;
     }
@@ -312,6 +314,7 @@
   function start(token) {
     s.token = token.trim();
     s.position = null; s.announced = null; s.firstPosition = null; s.etaAt = null; s.errorCode = null;
+    s.entryRefusals = 0;
     safeSet(sessionStorage, 'room.token', s.token);
     join();
   }
