@@ -6,5 +6,5 @@
 test-faults: ## the fault scenarios under load + bad input + secrets in logs (FAULTS=short|long|NAME,...; ~15 min)
 	tests/faults/run.sh
 
-test-faults-short: ## the short fault scenarios only, plus bad input and secrets in logs (~10 min)
+test-faults-short: ## the short fault scenarios only, plus bad input and secrets in logs (~11 min)
 	FAULTS=short tests/faults/run.sh

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs the pinned tools the project needs into .tools/ (git-ignored, cached between runs).
 # Idempotent: a tool whose pinned version is already present is skipped. Safe to run in parallel
-# (one flock per tool). Usage: scripts/tools.sh [all|go|node|node-go|apt|kafka|helm|helm-unittest|k6|etcd|kube-apiserver|kubectl|promtool]...
+# (one flock per tool). Usage: scripts/tools.sh [all|go|node|node-go|apt|kafka|helm|helm-unittest|k6|etcd|kube-apiserver|kubectl|promtool|browser|k6-operator|metrics-server|kube-router]...
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+SHARED="${SHARED_DIR:-$ROOT/../shared}"
 TOOLS="${TOOLS_DIR:-$ROOT/.tools}"
 BIN="$TOOLS/bin"
 mkdir -p "$BIN" "$TOOLS/src" "$TOOLS/locks"
@@ -18,17 +19,25 @@ ETCD_VERSION=v3.6.16
 KEDA_VERSION=v2.20.2             # github.com/kedacore/keda/v2; the chart pinned in operators/versions.env ships this app
 COREDNS_VERSION=v1.15.0          # github.com/coredns/coredns, built with the plugins k8s/node/coredns/main.go names
 KAFKA_VERSION=4.3.1              # Apache Kafka jars for the local harness (see local/kafka/pom.xml)
+K6_OPERATOR_VERSION=v1.6.0       # built from ../shared/src/k6-operator-<version>; its chart 4.6.0 is pinned in operators/versions.env
+METRICS_SERVER_VERSION=v0.8.0    # sigs.k8s.io/metrics-server from the Go module proxy
+KUBE_ROUTER_VERSION=v2.9.0       # built from ../shared/src/kube-router-<version>: its network policy firewall only
 # Debian bookworm packages (apt pins are "name=version")
 APT_PACKAGES=(
   "redis-server=5:7.0.15-1~deb12u10" "redis-tools=5:7.0.15-1~deb12u10"
   "mariadb-server=1:10.11.19-0+deb12u1" "mariadb-client=1:10.11.19-0+deb12u1"
   "prometheus=2.42.0+ds-5+deb12u1"
 )
+# The browser test's headless browser (tests/browser, driven by Playwright as an executable, never a
+# downloaded one), and a Korean font for the page's Korean texts in its screenshots.
+BROWSER_APT_PACKAGES=("chromium=156.0.8078.108-1~deb12u1" "fonts-nanum=20200506-1")
 # The single-node cluster's runtime: containerd's CRI, runc (crun refuses this host's hybrid
 # cgroups), the CNI bridge plugins, and iptables for kube-proxy and the bridge's masquerading.
 NODE_APT_PACKAGES=(
   "containerd=1.6.20~ds1-1+deb12u3" "runc=1.1.5+ds1-1+deb12u1"
   "containernetworking-plugins=1.1.1+ds1-3+b5" "iptables=1.8.9-2" "conntrack=1:1.4.7-1+b2"
+  # the registry the node's containerd pulls every image from (the CNCF distribution registry 2.8)
+  "docker-registry=2.8.2+ds1-1"
 )
 
 log() { printf '[tools] %s\n' "$*" >&2; }
@@ -161,8 +170,43 @@ tool_coredns() {
   go_build_wrapped coredns "$key" . "github.com/coredns/coredns $COREDNS_VERSION" \
     "$(module_replaces "github.com/coredns/coredns@$COREDNS_VERSION")" "" "$ROOT/k8s/node/coredns/main.go"
 }
+# src_build NAME VERSION SRC PKG [ldflags]: go build PKG in a writable copy of the reference source
+# SRC (../shared is read-only; its go.mod pins every dependency, fetched from the Go module proxy).
+src_build() {
+  local name=$1 version=$2 src=$3 pkg=$4 ldflags=${5:-}
+  have "$name" "$version" && return 0
+  from_cache "$name" "$version" && return 0
+  [ -f "$src/go.mod" ] || { log "$src missing (SHARED_DIR)"; return 1; }
+  log "building $name $version from $src (first time takes minutes; cached afterwards)"
+  local t0=$SECONDS dir="$TOOLS/src/$name"
+  rm -rf "$dir"; cp -r "$src" "$dir"; chmod -R u+w "$dir"
+  (cd "$dir" && CGO_ENABLED=0 go build -trimpath -ldflags="-s -w $ldflags" -o "$BIN/$name" "$pkg")
+  rm -rf "$dir"
+  mark "$name" "$version"
+  to_cache "$name" "$version"
+  log "built $name $version in $((SECONDS - t0)) s"
+}
+# The k6-operator's controller (the image's /manager), as its Dockerfile.controller builds it.
+tool_k6_operator() {
+  src_build k6-operator "$K6_OPERATOR_VERSION" "$SHARED/src/k6-operator-$K6_OPERATOR_VERSION" ./cmd/main.go
+}
+# kube-router, run with its network policy controller (firewall) only: NetworkPolicies enforced.
+tool_kube_router() {
+  src_build kube-router "$KUBE_ROUTER_VERSION" "$SHARED/src/kube-router-$KUBE_ROUTER_VERSION" ./cmd/kube-router \
+    "-X github.com/cloudnativelabs/kube-router/v2/pkg/version.Version=$KUBE_ROUTER_VERSION"
+}
+tool_metrics_server() {
+  local p=k8s.io/client-go/pkg/version   # what metrics-server's Makefile stamps
+  have metrics-server "$METRICS_SERVER_VERSION" && return 0
+  from_cache metrics-server "$METRICS_SERVER_VERSION" && return 0
+  go_build_wrapped metrics-server "$METRICS_SERVER_VERSION" sigs.k8s.io/metrics-server/cmd/metrics-server \
+    "sigs.k8s.io/metrics-server $METRICS_SERVER_VERSION" \
+    "$(module_replaces "sigs.k8s.io/metrics-server@$METRICS_SERVER_VERSION")" \
+    "-X $p.gitVersion=$METRICS_SERVER_VERSION -X $p.gitTreeState=clean"
+}
 tool_apt() { apt_install "${APT_PACKAGES[@]}"; }
 tool_node_apt() { apt_install "${NODE_APT_PACKAGES[@]}"; }
+tool_browser() { apt_install "${BROWSER_APT_PACKAGES[@]}"; }
 apt_install() {
   local missing=() p
   for p in "$@"; do
@@ -218,11 +262,15 @@ run_one() {
     kube-proxy) with_lock kube-proxy tool_kube_proxy ;;
     keda) with_lock keda tool_keda ;;
     coredns) with_lock coredns tool_coredns ;;
+    k6-operator) with_lock k6-operator tool_k6_operator ;;
+    metrics-server) with_lock metrics-server tool_metrics_server ;;
+    kube-router) with_lock kube-router tool_kube_router ;;
     node-apt) with_lock apt tool_node_apt ;;
+    browser) with_lock apt tool_browser ;;
     node) run_one node-apt; for t in etcd kube-apiserver kubectl helm k6; do run_one "$t"; done; run_one node-go ;;
-    node-go) for t in kube-controller-manager kube-scheduler kubelet kube-proxy coredns keda; do run_one "$t"; done ;;
+    node-go) for t in kube-controller-manager kube-scheduler kubelet kube-proxy coredns keda k6-operator; do run_one "$t"; done ;;
     go) for t in helm helm-unittest k6 etcd kube-apiserver kubectl; do run_one "$t"; done ;;
-    all) run_one apt; run_one promtool; run_one kafka; run_one go ;;
+    all) run_one apt; run_one browser; run_one promtool; run_one kafka; run_one go ;;
     *) echo "unknown tool: $1" >&2; exit 2 ;;
   esac
 }

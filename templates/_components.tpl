@@ -19,6 +19,8 @@ coupon-waiting-room:
   database: false
   kafka: false
   ports: {http: 8070, management: 8071}
+  # couponWaitingRoom.page, when set, replaces the page's built-in config.json (mounted at /page).
+  page: true
 {{- end -}}
 
 {{/* One object of one component: (dict "root" $ "name" "coupon-api" "object" "deployment"), where
@@ -33,7 +35,10 @@ coupon-waiting-room:
 {{- if $values.enabled -}}
 {{- $ctxValues := merge (dict "global" $root.Values.global "commonLabels" $root.Values.commonLabels) $values -}}
 {{- $ctx := dict "Values" $ctxValues "Release" $root.Release "Chart" $root.Chart "Capabilities" $root.Capabilities "Template" $root.Template -}}
-{{- $args := merge (dict "context" $ctx "name" .name "chart" $root.Chart.Name) (omit $spec "valuesKey") -}}
+{{- $args := merge (dict "context" $ctx "name" .name "chart" $root.Chart.Name) (omit $spec "valuesKey" "page") -}}
+{{- if and $spec.page $values.page -}}
+{{- $_ := set $args "configMaps" (list (dict "name" "page" "configMap" (include "coupon-event.pageConfigName" $root) "mountPath" "/page")) -}}
+{{- end -}}
 {{- if eq .object "deployment" -}}
 {{- $_ := set $args "env" (include (printf "%s.env" .name) $ctx) -}}
 {{- end -}}
@@ -42,4 +47,8 @@ coupon-waiting-room:
 {{- end -}}
 {{- include (printf "coupon-lib.%s" .object) $args -}}
 {{- end -}}
+{{- end -}}
+
+{{- define "coupon-event.pageConfigName" -}}
+{{- printf "%s-page" (include "coupon-lib.prefix" .) -}}
 {{- end -}}

@@ -21,7 +21,7 @@ up() {
   t=$SECONDS; "$NODE" up; log "node up ($((SECONDS - t)) s)"
   t=$SECONDS; "$ROOT/k8s/node/platform.sh" install; log "platform installed ($((SECONDS - t)) s)"
   t=$SECONDS; "$NODE" exec "$ROOT/local/infra.sh" up; log "harness up on $HARNESS_HOST ($((SECONDS - t)) s)"
-  t=$SECONDS; "$ROOT/k8s/node/event-images.sh" all; log "images built and imported ($((SECONDS - t)) s)"
+  t=$SECONDS; "$ROOT/k8s/node/event-images.sh" all; log "images built and pushed ($((SECONDS - t)) s)"
 }
 
 down() {

@@ -1,21 +1,23 @@
 #!/usr/bin/env bash
-# The images one event runs, built on this machine and imported into the single-node cluster:
+# The images one event runs, built on this machine and pushed to the node's registry, from which the
+# node's containerd pulls them:
 #   - the Java base: a jlink'ed Java 25 runtime with the C libraries it links (eclipse-temurin
-#     cannot be pulled here);
-#   - coupon-api, coupon-consumer and coupon-waiting-room, built by jib exactly as skaffold's jib builder runs it
-#     (the same plugin and module settings, `-Djib.containerize=<module>` on the reactor), to a tar
-#     on that base instead of a registry;
-#   - the helm test's curl (Debian's curl and a shell) and k6 (the pinned k6 built by tools.sh).
-# Every image is named under images.coupon-event.local, the chart's global.imageRegistry in
+#     cannot be pulled here), a tar Jib reads as its base image;
+#   - coupon-api, coupon-consumer and coupon-waiting-room, built by Jib and pushed by
+#     `make images REGISTRY=<the node's registry>` (scripts/images.sh: jib:build as skaffold's jib
+#     builder runs it), run in the node's network namespace where the registry is;
+#   - the helm test's curl (Debian's curl and a shell) and k6 (the pinned k6 built by tools.sh, with
+#     the shell tools the k6-operator's initializer and runners call).
+# Every image is named under the registry's address, the chart's global.imageRegistry in
 # tests/cluster/values.yaml, so the chart's own image names are used unchanged below that prefix.
 #
-#   k8s/node/event-images.sh [build|import|all]   (default all)
+#   k8s/node/event-images.sh [build|push|all]   (default all)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 HERE="$ROOT/k8s/node"
 BIN="${TOOLS_BIN:-$ROOT/.tools/bin}"
 OUT="$ROOT/build/cluster/images"
-REGISTRY=images.coupon-event.local
+REGISTRY=$(sed -n 's/^NODE_IP=\([0-9.]*\).*/\1/p' "$HERE/node.sh"):5000   # the node's registry (node.sh)
 export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
 APP_VERSION=$(sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\}/\1/p' "$ROOT/Chart.yaml")
 K6_TAG=$(sed -n 's/^K6_VERSION=v\([0-9.]*\).*/\1/p' "$ROOT/scripts/tools.sh")
@@ -38,15 +40,17 @@ java_base() {
     --env JAVA_HOME=/opt/java --env PATH=/opt/java/bin:/usr/bin:/bin "$jre=/opt/java"
 }
 
-# service MODULE: jib's buildTar on the java base, as skaffold's jib builder invokes it.
-service() {
-  local module=$1
-  (cd "$ROOT/services" && ./mvnw -B -q package com.google.cloud.tools:jib-maven-plugin:buildTar \
-    -DskipTests -pl "$module" -am -Djib.containerize="io.couponevent:$module" \
-    -Djib.from.image="tar://$OUT/java-base.tar" \
-    -Djib.to.image="$REGISTRY/coupon-event/$module:$APP_VERSION" \
-    -Djib.outputPaths.tar="$OUT/$module.tar" 2>&1 | grep -v '^WARNING' >&2 || true)
-  [ -s "$OUT/$module.tar" ] || { log "jib produced no $OUT/$module.tar"; exit 1; }
+# The services: Maven resolves what Jib needs out here (the node's namespace reaches no Maven
+# repository), then `make images` runs in the namespace, finding all of it in the local repository,
+# and pushes to the node's registry. Not `mvn -o`: Jib refuses to push to a registry offline.
+services() {
+  local jib
+  jib=$(sed -n 's#.*<jib-maven-plugin.version>\(.*\)</jib-maven-plugin.version>.*#\1#p' "$ROOT/services/pom.xml")
+  (cd "$ROOT/services" && ./mvnw -B -q dependency:get -Dartifact="com.google.cloud.tools:jib-maven-plugin:$jib:maven-plugin" \
+    >/dev/null && ./mvnw -B -q -DskipTests package -pl coupon-api,coupon-consumer,coupon-waiting-room -am 2>&1 \
+    | grep -v '^WARNING' >&2 || true)
+  "$HERE/node.sh" exec make --no-print-directory -C "$ROOT" images REGISTRY="$REGISTRY" INSECURE=1 \
+    JIB_FROM="tar://$OUT/java-base.tar"
 }
 
 curl_image() {
@@ -54,34 +58,34 @@ curl_image() {
     /usr/bin/curl=/usr/bin/curl /bin/dash=/bin/sh /bin/grep=/bin/grep /bin/cat=/bin/cat /bin/sleep=/bin/sleep
 }
 
+# The k6-operator runs k6 in its runner image through `sh -c` scripts (the initializer's archive and
+# inspect, the runners' check for the script): a shell and the tools they call.
 k6_image() {
   [ -x "$BIN/k6" ] || { log "$BIN/k6 missing: run scripts/tools.sh k6"; exit 1; }
-  python3 "$HERE/images.py" build --tag "$REGISTRY/grafana/k6:$K6_TAG" --out "$OUT/k6.tar" \
-    --entrypoint '["k6"]' --user 12345:12345 "$BIN/k6=/usr/bin/k6"
+  python3 "$HERE/images.py" build --tag "$REGISTRY/grafana/k6:$K6_TAG" --out "$OUT/k6.tar" --libs \
+    --entrypoint '["k6"]' --user 12345:12345 "$BIN/k6=/usr/bin/k6" /bin/dash=/bin/sh /bin/mkdir=/bin/mkdir \
+    /usr/bin/dirname=/usr/bin/dirname /bin/cat=/bin/cat /bin/grep=/bin/grep /bin/ls=/bin/ls
 }
 
 build() {
   local t0=$SECONDS
   mkdir -p "$OUT"
   java_base
-  rm -f "$OUT/coupon-api.tar" "$OUT/coupon-consumer.tar" "$OUT/coupon-waiting-room.tar"
-  service coupon-api
-  service coupon-consumer
-  service coupon-waiting-room
   curl_image
   k6_image
-  log "built in $((SECONDS - t0)) s: $(cd "$OUT" && ls coupon-api.tar coupon-consumer.tar coupon-waiting-room.tar curl.tar k6.tar | tr '\n' ' ')"
+  log "built in $((SECONDS - t0)) s: $(cd "$OUT" && ls java-base.tar curl.tar k6.tar | tr '\n' ' ')"
 }
 
-import() {
-  "$HERE/node.sh" import "$OUT/coupon-api.tar" "$OUT/coupon-consumer.tar" "$OUT/coupon-waiting-room.tar" \
-    "$OUT/curl.tar" "$OUT/k6.tar"
-  log "imported into the node's containerd"
+push() {
+  local t0=$SECONDS
+  services
+  "$HERE/node.sh" push "$OUT/curl.tar" "$OUT/k6.tar"
+  log "pushed to $REGISTRY in $((SECONDS - t0)) s"
 }
 
 case "${1:-all}" in
   build) build ;;
-  import) import ;;
-  all) build; import ;;
+  push) push ;;
+  all) build; push ;;
   *) sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

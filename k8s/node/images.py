@@ -1,19 +1,24 @@
 #!/usr/bin/env python3
-"""Container images without a registry or a container engine.
+"""Container images without a container engine.
 
-No registry is reachable from this machine, so every image the single-node cluster runs is built
-here as a one-layer docker-archive tar (the `docker save` format, which `ctr images import` and
-jib's `tar://` base image both read) from files on this machine:
+No public registry is reachable from this machine, so every image the single-node cluster runs that
+is not a service (those are Jib's) is built here as a one-layer docker-archive tar (the `docker save`
+format, which jib's `tar://` base image reads) from files on this machine, and pushed to the node's
+registry, from which the node's containerd pulls it:
 
   images.py build --tag NAME:TAG --out FILE.tar [--entrypoint JSON] [--cmd JSON] [--env K=V]...
                   [--user UID:GID] [--workdir DIR] [--libs] SRC=DEST...
+  images.py push [--insecure] FILE.tar...
+
+push sends each tar's image to the registry its tag names (REGISTRY/REPOSITORY:TAG) over the
+registry API (OCI image manifest, uncompressed layers); --insecure speaks plain HTTP.
 
 SRC is a file or a directory (copied whole) placed at DEST in the image. With --libs the shared
 libraries of every ELF file in the image (as `ldd` resolves them on this machine) are added at their
 own paths, so a dynamically linked program runs in the image as it does here. Every image also gets
 /etc/passwd and /etc/group (root, the services' user 10001 and nonroot 65532) and a /tmp.
 The layer is deterministic (fixed mtimes, owners and order), so the same inputs give the same
-image ID and a re-import is a no-op.
+image ID and a re-push is a no-op.
 """
 import argparse
 import hashlib
@@ -25,6 +30,9 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import urllib.error
+import urllib.parse
+import urllib.request
 
 PASSWD = "root:x:0:0:root:/root:/sbin/nologin\napp:x:10001:10001:app:/tmp:/sbin/nologin\n" \
          "nonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n"
@@ -158,9 +166,60 @@ def build(args):
     print(f"{args.tag} {config_name[:12]} {len(layer) // 1024} KiB -> {args.out}", file=sys.stderr)
 
 
+MEDIA = {"manifest": "application/vnd.oci.image.manifest.v1+json",
+         "config": "application/vnd.oci.image.config.v1+json",
+         "layer": "application/vnd.oci.image.layer.v1.tar"}
+
+
+def registry_call(method, url, data=None, headers=None):
+    req = urllib.request.Request(url, data=data, method=method, headers=headers or {})
+    try:
+        with urllib.request.urlopen(req, timeout=300) as resp:
+            return resp.status, resp.headers
+    except urllib.error.HTTPError as e:
+        if method == "HEAD" and e.code == 404:
+            return 404, e.headers
+        raise SystemExit(f"images.py: {method} {url}: {e.code} {e.read()[:500]!r}")
+
+
+def push_blob(base, repo, data):
+    digest = "sha256:" + hashlib.sha256(data).hexdigest()
+    if registry_call("HEAD", f"{base}/v2/{repo}/blobs/{digest}")[0] == 200:
+        return digest
+    _, headers = registry_call("POST", f"{base}/v2/{repo}/blobs/uploads/", b"")
+    location = urllib.parse.urljoin(f"{base}/", headers["Location"])
+    sep = "&" if "?" in location else "?"
+    registry_call("PUT", f"{location}{sep}digest={urllib.parse.quote(digest)}", data,
+                  {"Content-Type": "application/octet-stream"})
+    return digest
+
+
+def push(args):
+    for path in args.tars:
+        with tarfile.open(path) as tar:
+            (entry,) = json.load(tar.extractfile("manifest.json"))
+            (tag,) = entry["RepoTags"]
+            registry, _, ref = tag.partition("/")
+            repo, _, version = ref.rpartition(":")
+            base = f"{'http' if args.insecure else 'https'}://{registry}"
+            config = tar.extractfile(entry["Config"]).read()
+            layers = []
+            for name in entry["Layers"]:
+                data = tar.extractfile(name).read()
+                layers.append({"mediaType": MEDIA["layer"], "size": len(data),
+                               "digest": push_blob(base, repo, data)})
+        manifest = {"schemaVersion": 2, "mediaType": MEDIA["manifest"],
+                    "config": {"mediaType": MEDIA["config"], "size": len(config),
+                               "digest": push_blob(base, repo, config)},
+                    "layers": layers}
+        body = json.dumps(manifest).encode()
+        registry_call("PUT", f"{base}/v2/{repo}/manifests/{version}", body, {"Content-Type": MEDIA["manifest"]})
+        print(f"{tag} sha256:{hashlib.sha256(body).hexdigest()[:12]} pushed", file=sys.stderr)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = p.add_subparsers(dest="cmd", required=True)
+    sub = p.add_subparsers(dest="action", required=True)
     b = sub.add_parser("build")
     b.add_argument("--tag", required=True)
     b.add_argument("--out", required=True)
@@ -171,8 +230,11 @@ def main():
     b.add_argument("--workdir")
     b.add_argument("--libs", action="store_true")
     b.add_argument("paths", nargs="*")
+    u = sub.add_parser("push")
+    u.add_argument("--insecure", action="store_true")
+    u.add_argument("tars", nargs="+")
     args = p.parse_args()
-    build(args)
+    build(args) if args.action == "build" else push(args)
 
 
 if __name__ == "__main__":

@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # A single-node Kubernetes on this machine: etcd, kube-apiserver, kube-controller-manager,
-# kube-scheduler, a kubelet on containerd (runc, CNI bridge), kube-proxy (iptables) and CoreDNS, all
-# in a network namespace of their own, so pod, service and node addresses belong to this cluster
-# alone and nothing listens outside it. See k8s/node/README.md.
+# kube-scheduler, a kubelet on containerd (runc, CNI bridge), kube-proxy (iptables), CoreDNS and the
+# registry every image is pulled from, all in a network namespace of their own, so pod, service and
+# node addresses belong to this cluster alone and nothing listens outside it. See k8s/node/README.md.
 #
 #   k8s/node/node.sh up              start everything (idempotent), wait for the node and CoreDNS
 #   k8s/node/node.sh down            stop every process by PID, remove pods, network and state
 #   k8s/node/node.sh status
 #   k8s/node/node.sh exec CMD...     run CMD inside the node's network namespace, KUBECONFIG set
-#   k8s/node/node.sh import TAR...   import docker-archive image tars into the node's containerd
+#   k8s/node/node.sh push TAR...     push images.py's image tars to the node's registry
 #
-# Binaries come from scripts/tools.sh (node), images from k8s/node/images.py. State under
-# NODE_DIR (default .run/cluster/node); logs in NODE_DIR/logs.
+# Binaries come from scripts/tools.sh (node), images from k8s/node/images.py, pushed to the
+# registry at REGISTRY and pulled from there. State under NODE_DIR (default .run/cluster/node);
+# logs in NODE_DIR/logs.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 HERE="$ROOT/k8s/node"
@@ -32,7 +33,10 @@ KUBECONFIG_FILE="$DIR/admin.kubeconfig"
 STATE=/run/coupon-node        # containerd's state and socket (tmpfs-like, short socket paths)
 SOCK=$STATE/containerd.sock
 IMAGES_DIR="$ROOT/build/cluster/images"
-IMAGE_REGISTRY=images.coupon-event.local   # the prefix of every image built here (never pulled)
+# Debian's docker-registry on the node's address: every image the node runs is pushed there and
+# pulled by containerd over plain HTTP (an insecure registry host, containerd's hosts.toml).
+REGISTRY=$NODE_IP:5000
+IMAGE_REGISTRY=$REGISTRY
 PAUSE_IMAGE=$IMAGE_REGISTRY/pause:coupon-event
 COREDNS_VERSION_TAG=1.15.0
 READY_TIMEOUT=${NODE_READY_TIMEOUT:-600}
@@ -151,12 +155,8 @@ build_image() {
   local tag=$1; shift
   python3 "$HERE/images.py" build --tag "$tag" --out "$(image_tar "$tag")" "$@"
 }
-import_images() {
-  local t
-  for t in "$@"; do
-    in_ns ctr --address "$SOCK" -n k8s.io images import "$t" >/dev/null \
-      || die "import of $t failed"
-  done
+push_images() {
+  in_ns python3 "$HERE/images.py" push --insecure "$@" || die "push of $* failed"
 }
 node_images() {
   mkdir -p "$IMAGES_DIR" "$DIR/build"
@@ -166,13 +166,42 @@ node_images() {
   build_image "$PAUSE_IMAGE" --entrypoint '["/pause"]' --user 65535:65535 "$DIR/build/pause=/pause"
   build_image "$IMAGE_REGISTRY/coredns:$COREDNS_VERSION_TAG" --entrypoint '["/coredns"]' \
     "$BIN/coredns=/coredns"
-  import_images "$(image_tar "$PAUSE_IMAGE")" "$(image_tar "$IMAGE_REGISTRY/coredns:$COREDNS_VERSION_TAG")"
+  push_images "$(image_tar "$PAUSE_IMAGE")" "$(image_tar "$IMAGE_REGISTRY/coredns:$COREDNS_VERSION_TAG")"
+}
+
+# ---- registry --------------------------------------------------------------------------------------
+registry_up() {
+  mkdir -p "$DIR/registry/data"
+  cat > "$DIR/registry/config.yml" <<EOF
+version: 0.1
+log: {level: warn, accesslog: {disabled: true}}
+storage:
+  filesystem: {rootdirectory: "$DIR/registry/data"}
+  delete: {enabled: true}
+http: {addr: "$REGISTRY"}
+EOF
+  start registry docker-registry serve "$DIR/registry/config.yml"
+  wait_for registry 60 in_ns curl -fsS "http://$REGISTRY/v2/"
+}
+# containerd's registry hosts (config_path): the node's registry over plain HTTP, and the same
+# registry as the mirror of ghcr.io, where the k6-operator's TestRuns name their starter image.
+registry_hosts() {
+  local d="$1" host
+  for host in "$REGISTRY" ghcr.io; do
+    mkdir -p "$d/$host"
+    cat > "$d/$host/hosts.toml" <<EOF
+server = "$([ "$host" = "$REGISTRY" ] && echo "http://$REGISTRY" || echo "https://$host")"
+[host."http://$REGISTRY"]
+  capabilities = ["pull", "resolve"]
+EOF
+  done
 }
 
 # ---- components ------------------------------------------------------------------------------------
 containerd_up() {
   local c="$DIR/containerd"
   mkdir -p "$c/root" "$STATE" "$DIR/cni/net.d"
+  registry_hosts "$c/certs.d"
   cat > "$DIR/cni/net.d/10-bridge.conflist" <<EOF
 {
   "cniVersion": "0.4.0",
@@ -207,6 +236,8 @@ state = "$STATE"
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
     conf_dir = "$DIR/cni/net.d"
+  [plugins."io.containerd.grpc.v1.cri".registry]
+    config_path = "$c/certs.d"
 EOF
   start containerd containerd --config "$c/config.toml"
   wait_for containerd 60 in_ns ctr --address "$SOCK" version
@@ -331,11 +362,13 @@ cmd_up() {
   for b in etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl coredns; do
     [ -x "$BIN/$b" ] || die "$BIN/$b missing: run scripts/tools.sh node"
   done
+  command -v docker-registry >/dev/null || die "docker-registry missing: run scripts/tools.sh node-apt"
   mkdir -p "$DIR"
   net_up
   pki
-  containerd_up
+  registry_up
   node_images
+  containerd_up
   etcd_up
   apiserver_up
   controllers_up
@@ -356,7 +389,7 @@ cmd_down() {
     sleep 1
     for id in $("${ctr[@]}" tasks ls -q 2>/dev/null); do "${ctr[@]}" tasks delete -f "$id" >/dev/null 2>&1 || true; done
   fi
-  for p in kube-scheduler kube-controller-manager kube-apiserver etcd containerd; do stop "$p"; done
+  for p in kube-scheduler kube-controller-manager kube-apiserver etcd containerd registry; do stop "$p"; done
   pkill -9 -f "containerd-shim-runc-v2 -namespace k8s.io -id [0-9a-f]* -address $SOCK" 2>/dev/null || true
   # The pods' network namespaces (containerd's CRI names them cni-<uuid>; with the tasks killed
   # outside the CRI nobody else removes them) and the kubelet's and containerd's mounts.
@@ -370,7 +403,7 @@ cmd_down() {
 
 cmd_status() {
   local s=0 p
-  for p in containerd etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy; do
+  for p in registry containerd etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy; do
     if alive "$p"; then echo "$p running (pid $(cat "$(pidf "$p")"))"; else echo "$p stopped"; s=1; fi
   done
   [ $s -eq 0 ] && kc get nodes -o wide
@@ -383,6 +416,6 @@ case "${1:-}" in
   down) cmd_down ;;
   status) cmd_status ;;
   exec) shift; KUBECONFIG="$KUBECONFIG_FILE" in_ns "$@" ;;
-  import) shift; import_images "$@" ;;
-  *) sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  push) shift; push_images "$@" ;;
+  *) sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

@@ -2,13 +2,18 @@
 # The platform layer of the single-node cluster (what operators/install.sh installs on EKS):
 #   - KEDA, running, installed from KEDA's own deployment manifests (config/minimal of the release's
 #     Go module: CRDs, RBAC, operator, metrics API server, without the admission webhooks), its
-#     operator and metrics API server built here from the same module (scripts/tools.sh keda) and
-#     renamed with kustomize's images transformer, as a mirror would be;
-#   - the CRDs of the operators whose images cannot be had here (prometheus-operator, Strimzi,
-#     k6-operator), from ../shared/crds: the event's ServiceMonitors, rules and TestRuns are stored
-#     and validated against them, and nothing acts on them.
+#     operator and metrics API server built here from the same module (scripts/tools.sh keda),
+#     pushed to the node's registry and renamed with kustomize's images transformer, as a mirror
+#     would be;
+#   - the k6-operator, running, installed into k6-operator-system from its own Helm chart at the
+#     release operators/versions.env pins (with operators/values/k6-operator.yaml, as on EKS), its
+#     controller built from the same source (scripts/tools.sh k6-operator); its starter image is
+#     Debian's curl with a shell, pulled by its upstream name through the node's ghcr.io mirror;
+#   - the CRDs of the operators whose images cannot be had here (prometheus-operator, Strimzi), from
+#     ../shared/crds: the event's ServiceMonitors, rules and Kafka objects are stored and validated
+#     against them, and nothing acts on them.
 #
-#   k8s/node/platform.sh install     build and import KEDA's images, apply everything, wait for the metrics API
+#   k8s/node/platform.sh install     build and push KEDA's images, apply everything, wait for the metrics API
 #   k8s/node/platform.sh manifests   print KEDA's manifests as install applies them
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -17,8 +22,9 @@ DIR="${NODE_DIR:-$ROOT/.run/cluster/node}"
 BIN="${TOOLS_BIN:-$ROOT/.tools/bin}"
 IMAGES_DIR="$ROOT/build/cluster/images"
 SHARED="${SHARED_DIR:-$ROOT/../shared}"
-REGISTRY=images.coupon-event.local
+REGISTRY=$(sed -n 's/^NODE_IP=\([0-9.]*\).*/\1/p' "$HERE/node.sh"):5000   # the node's registry (node.sh)
 KEDA_VERSION=$(sed -n 's/^KEDA_VERSION=\(v[0-9.]*\).*/\1/p' "$ROOT/scripts/tools.sh")
+K6_OPERATOR_VERSION=$(sed -n 's/^K6_OPERATOR_VERSION=\(v[0-9.]*\).*/\1/p' "$ROOT/scripts/tools.sh")
 TAG=${KEDA_VERSION#v}
 node() { "$HERE/node.sh" "$@"; }
 log() { printf '[%s platform] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
@@ -54,20 +60,40 @@ EOF
 
 crds() {
   local d
-  for d in prometheus-operator strimzi k6-operator; do
+  for d in prometheus-operator strimzi; do
     [ -d "$SHARED/crds/$d" ] || { log "$SHARED/crds/$d missing (SHARED_DIR)"; exit 1; }
     node exec "$BIN/kubectl" apply --server-side --force-conflicts -f "$SHARED/crds/$d" >/dev/null
   done
   node exec "$BIN/kubectl" wait --for=condition=Established crd --all --timeout=300s >/dev/null
-  log "CRDs of prometheus-operator, Strimzi and k6-operator established"
+  log "CRDs of prometheus-operator and Strimzi established"
   # The cluster's PriorityClasses, as operators/install.sh applies them on EKS: the chart's pods
   # name them by default.
   node exec "$BIN/kubectl" apply --server-side --force-conflicts -f "$ROOT/k8s/priorityclasses.yaml" >/dev/null
 }
 
+# The k6-operator's images as its Dockerfiles make them: the controller (/manager, distroless's
+# nonroot user) and the starter (curl and a shell, user 65532), under the names its chart and its
+# TestRuns' defaults use.
+k6_operator() {
+  local t0=$SECONDS src="$SHARED/src/k6-operator-$K6_OPERATOR_VERSION"
+  [ -x "$BIN/k6-operator" ] || { log "$BIN/k6-operator missing: run scripts/tools.sh k6-operator"; exit 1; }
+  [ -d "$src/charts/k6-operator" ] || { log "$src missing (SHARED_DIR)"; exit 1; }
+  python3 "$HERE/images.py" build --tag "$REGISTRY/grafana/k6-operator:controller-$K6_OPERATOR_VERSION" \
+    --out "$IMAGES_DIR/k6-operator.tar" --entrypoint '["/manager"]' --user 65532:65532 "$BIN/k6-operator=/manager"
+  python3 "$HERE/images.py" build --tag "$REGISTRY/grafana/k6-operator:latest-starter" \
+    --out "$IMAGES_DIR/k6-operator-starter.tar" --libs --user 65532:65532 /usr/bin/curl=/usr/bin/curl /bin/dash=/bin/sh
+  node push "$IMAGES_DIR/k6-operator.tar" "$IMAGES_DIR/k6-operator-starter.tar"
+  # EKS's values, less what this node lacks: the system pool and Prometheus.
+  node exec "$BIN/helm" upgrade --install k6-operator "$src/charts/k6-operator" -n k6-operator-system \
+    --create-namespace -f "$ROOT/operators/values/k6-operator.yaml" --set manager.image.registry="$REGISTRY" \
+    --set nodeSelector=null --set metrics.serviceMonitor.enabled=false --wait --timeout 600s >/dev/null
+  log "k6-operator $K6_OPERATOR_VERSION running in k6-operator-system ($((SECONDS - t0)) s)"
+}
+
 install() {
   local t0=$SECONDS
   crds
+  k6_operator
   for b in keda-operator keda-adapter; do
     [ -x "$BIN/$b" ] || { log "$BIN/$b missing: run scripts/tools.sh keda"; exit 1; }
   done
@@ -78,7 +104,7 @@ install() {
   python3 "$HERE/images.py" build --tag "$REGISTRY/kedacore/keda-metrics-apiserver:$TAG" \
     --out "$IMAGES_DIR/keda-metrics-apiserver.tar" --entrypoint '["/keda-adapter"]' --user 65532:65532 \
     "$BIN/keda-adapter=/keda-adapter"
-  node import "$IMAGES_DIR/keda.tar" "$IMAGES_DIR/keda-metrics-apiserver.tar"
+  node push "$IMAGES_DIR/keda.tar" "$IMAGES_DIR/keda-metrics-apiserver.tar"
   manifests > "$DIR/keda.yaml"
   node exec "$BIN/kubectl" apply --server-side --force-conflicts -f "$DIR/keda.yaml" >/dev/null
   node exec "$BIN/kubectl" -n keda rollout status deployment/keda-operator --timeout=600s >/dev/null

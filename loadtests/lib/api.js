@@ -60,8 +60,9 @@ const LOG_VUS = parseInt(__ENV.LOG_VUS || '20', 10);
 // that landed. At most one 202 per unit of stock; off by default.
 const LOG_OUTCOMES = bool('LOG_OUTCOMES', false);
 
-// The ISSUE_OUTCOME line of one answer (with LOG_OUTCOMES=1): of a 202, a 503 or no answer (status 0).
-export function logOutcome(user, outcome, status) {
+// The ISSUE_OUTCOME line of one answer (status 0: none) when LOG_OUTCOMES=1; every issuance path
+// (issueOnce, the waiting room's issueWithEntry) prints through this one.
+export function logOutcome(user, status, outcome) {
   if (LOG_OUTCOMES && (outcome === 'accepted' || outcome === 'shed' || status === 0)) {
     console.log(`ISSUE_OUTCOME ${user} ${status === 0 ? 'timed_out' : outcome}`);
   }
@@ -105,7 +106,7 @@ export function issueOnce(user, token, allowNotOpen) {
   // sample per request (about a sixth of k6's CPU per issuance). Status and coupon reads keep theirs.
   const ok = outcome !== 'unexpected';
   record(ok, res, 'issue');
-  logOutcome(user, outcome, res.status);
+  logOutcome(user, res.status, outcome);
   switch (outcome) {
     case 'accepted': metrics.accepted.add(1); break;
     case 'duplicate': metrics.duplicate.add(1); break;

@@ -63,11 +63,11 @@ transaction.state.log.min.isr=2
 transaction.state.log.num.partitions=6
 share.coordinator.state.topic.replication.factor=3
 share.coordinator.state.topic.min.isr=2
-# A broker missing heartbeats for this long is fenced. Shorter values made busy-but-alive brokers
-# flap between fenced and unfenced on a loaded 2-core box (each flap moves partition leaders).
-# Graceful stops (SIGTERM) fence at once through controlled shutdown; only SIGKILL waits for this.
-broker.session.timeout.ms=18000
-broker.heartbeat.interval.ms=3000
+# A broker missing heartbeats for this long is fenced; until then acks=all waits for it, since it is
+# in every partition's ISR. HARNESS_PROFILE (local/lib/common.sh) sets both. Graceful stops
+# (SIGTERM) fence at once through controlled shutdown; only SIGKILL waits for this.
+broker.session.timeout.ms=$KAFKA_BROKER_SESSION_TIMEOUT_MS
+broker.heartbeat.interval.ms=$KAFKA_BROKER_HEARTBEAT_INTERVAL_MS
 # quick rebalances, so fault tests finish quickly
 group.initial.rebalance.delay.ms=0
 controlled.shutdown.enable=true

@@ -20,6 +20,7 @@ metadata:
 
 {{/* The Deployment. Also pass "env" (the service's own variables, a YAML list), "redis" (the pods
      talk to Redis) and "eventConfig" (the event's coupons mounted at /config/event.yaml and imported);
+     optionally "configMaps" (a list of dict "name" "configMap" "mountPath": more read-only mounts);
      optionally "ports" (dict "http" N "management" M; default 8080/8081), and "database": false /
      "kafka": false for a service that uses neither (no datasource variables, no Kafka wiring). */}}
 {{- define "coupon-lib.deployment" -}}
@@ -156,6 +157,9 @@ spec:
             {{- if .eventConfig }}
             - {name: event, mountPath: /config, readOnly: true}
             {{- end }}
+            {{- range .configMaps }}
+            - {name: {{ .name }}, mountPath: {{ .mountPath }}, readOnly: true}
+            {{- end }}
       volumes:
         - name: tmp
           emptyDir:
@@ -164,6 +168,11 @@ spec:
         - name: event
           configMap:
             name: {{ include "coupon-lib.eventConfigName" $ctx }}
+        {{- end }}
+        {{- range .configMaps }}
+        - name: {{ .name }}
+          configMap:
+            name: {{ .configMap }}
         {{- end }}
 {{- end -}}
 

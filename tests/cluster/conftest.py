@@ -18,6 +18,7 @@ class Report:
     def __init__(self):
         self.figures: dict = {
             "pods_ready_s": None,
+            "images_pulled": None,
             "hooks": {},
             "helm_test": None,
             "issued_rows": None,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -37,7 +38,10 @@ HARNESS = os.environ.get("HARNESS_HOST", "10.245.0.1")
 DB = dict(host=HARNESS, port=13306, user="coupon", password="coupon", database="coupon")
 VALUES_DOC = yaml.safe_load(VALUES.read_text())
 COUPONS = {c["id"]: c for c in VALUES_DOC["event"]["coupons"]}
-K6_IMAGE = "images.coupon-event.local/grafana/k6:" + \
+REGISTRY = VALUES_DOC["global"]["imageRegistry"]
+# Registries the node's containerd mirrors to REGISTRY (k8s/node/node.sh registry_hosts).
+MIRRORED = ("ghcr.io/",)
+K6_IMAGE = f"{REGISTRY}/grafana/k6:" + \
     next(l.split("=v")[1].split()[0] for l in (ROOT / "scripts/tools.sh").read_text().splitlines()
          if l.startswith("K6_VERSION="))
 # How long a step may take on a slow host before it counts as failed: patient, but bounded.
@@ -97,66 +101,56 @@ def jwt_secret_ref() -> dict:
 
 # ---- k6 as a Job ------------------------------------------------------------------------------------
 
-def k6_job(name: str, *, script: str, env: list[dict], runner: dict | None = None, arguments: str = "",
-           parallelism: int = 1) -> None:
-    """A Job that runs what a k6-operator runner runs: the k6 image, the chart's script ConfigMap
-    mounted at /scripts with lib/ beside the script, the given env, one pod per execution segment."""
-    runner = runner or {}
+def k6_job(name: str, *, script: str, env: list[dict]) -> None:
+    """A Job that runs k6 with one of the chart's scripts (the script ConfigMap mounted at /scripts
+    with lib/ beside the script) and the given env, as the release's load generator: the test's own
+    traffic (issuance from a pod, the backlog). QA's load test runs through the k6-operator."""
     items = [{"key": k, "path": k.replace("__", "/")}
              for k in sorted(kubectl_json("-n", NS, "get", "configmap", SCRIPTS_CM)["data"])]
-    volumes = runner.get("volumes") or [
-        {"name": "scripts", "configMap": {"name": SCRIPTS_CM, "items": items}},
-        {"name": "tmp", "emptyDir": {}}]
-    mounts = runner.get("volumeMounts") or [
-        {"name": "scripts", "mountPath": "/scripts", "readOnly": True}, {"name": "tmp", "mountPath": "/tmp"}]
-    labels = (runner.get("metadata") or {}).get("labels") or {
-        "app.kubernetes.io/name": "coupon-event", "app.kubernetes.io/instance": RELEASE,
-        "app.kubernetes.io/component": "loadtest"}
+    labels = {"app.kubernetes.io/name": "coupon-event", "app.kubernetes.io/instance": RELEASE,
+              "app.kubernetes.io/component": "loadtest", "coupon-event.io/k6-run": name}
     container = {
-        "name": "k6",
-        "image": runner.get("image") or K6_IMAGE,
-        "imagePullPolicy": "IfNotPresent",
+        "name": "k6", "image": K6_IMAGE, "imagePullPolicy": "IfNotPresent",
+        "command": ["k6", "run", "--quiet", f"/scripts/{script}"],
         # The summary JSON on stdout, after k6's text summary (one writer, so never interleaved).
         "env": [*env, {"name": "SUMMARY_PATH", "value": "/dev/stdout"}],
-        "volumeMounts": mounts,
-        "resources": runner.get("resources") or {"requests": {"cpu": "100m", "memory": "128Mi"}},
-        "securityContext": runner.get("containerSecurityContext") or {
-            "allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True, "capabilities": {"drop": ["ALL"]}},
+        "volumeMounts": [{"name": "scripts", "mountPath": "/scripts", "readOnly": True},
+                         {"name": "tmp", "mountPath": "/tmp"}],
+        "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}},
+        "securityContext": {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True,
+                            "capabilities": {"drop": ["ALL"]}},
     }
     pod = {
-        "restartPolicy": "Never",
-        "automountServiceAccountToken": False,
-        "securityContext": runner.get("securityContext") or {
-            "runAsNonRoot": True, "runAsUser": 12345, "seccompProfile": {"type": "RuntimeDefault"}},
-        "volumes": volumes,
+        "restartPolicy": "Never", "automountServiceAccountToken": False,
+        "securityContext": {"runAsNonRoot": True, "runAsUser": 12345, "seccompProfile": {"type": "RuntimeDefault"}},
+        "volumes": [{"name": "scripts", "configMap": {"name": SCRIPTS_CM, "items": items}},
+                    {"name": "tmp", "emptyDir": {}}],
+        "containers": [container],
     }
-    for key in ("nodeSelector", "tolerations", "imagePullSecrets"):
-        if runner.get(key):
-            pod[key] = runner[key]
-    # k6-operator gives each of its `parallelism` runners one execution segment of the test.
-    seq = ",".join(["0"] + [f"{i}/{parallelism}" for i in range(1, parallelism)] + ["1"])
-    for i in range(parallelism):
-        segment = [] if parallelism == 1 else [
-            "--execution-segment", f"{i}/{parallelism}:{i + 1}/{parallelism}", "--execution-segment-sequence", seq]
-        command = ["k6", "run", "--quiet", *arguments.split(), *segment, f"/scripts/{script}"]
-        job = {
-            "apiVersion": "batch/v1", "kind": "Job",
-            "metadata": {"name": f"{name}-{i + 1}", "namespace": NS,
-                         "labels": {"coupon-event.io/test": "cluster", "coupon-event.io/k6-run": name}},
-            "spec": {"backoffLimit": 0, "ttlSecondsAfterFinished": 3600,
-                     "template": {"metadata": {"labels": {**labels, "coupon-event.io/k6-run": name}},
-                                  "spec": {**pod, "containers": [{**container, "command": command}]}}},
-        }
-        kubectl("apply", "-f", "-", input=json.dumps(job))
+    job = {
+        "apiVersion": "batch/v1", "kind": "Job",
+        "metadata": {"name": name, "namespace": NS,
+                     "labels": {"coupon-event.io/test": "cluster", "coupon-event.io/k6-run": name}},
+        "spec": {"backoffLimit": 0, "ttlSecondsAfterFinished": 3600,
+                 "template": {"metadata": {"labels": labels}, "spec": pod}},
+    }
+    kubectl("apply", "-f", "-", input=json.dumps(job))
 
 
 def k6_result(name: str, timeout: float = SLOW) -> tuple[int, list[dict], str]:
-    """Waits for the Job's pods to end: (worst exit code, k6 summaries, logs)."""
+    """Waits for the Job's pod to end: (its exit code, k6 summaries, logs)."""
+    codes, summaries, logs = k6_pods_result(f"coupon-event.io/k6-run={name}", f"k6 job {name}", timeout)
+    return max(codes), summaries, logs
+
+
+def k6_pods_result(selector: str, what: str, timeout: float = SLOW) -> tuple[list[int], list[dict], str]:
+    """Waits for the k6 pods the label selector names to end: (exit codes in pod-name order, the k6
+    summaries their logs hold, the logs)."""
     def ended():
-        pods = kubectl_json("-n", NS, "get", "pods", "-l", f"coupon-event.io/k6-run={name}")["items"]
+        pods = kubectl_json("-n", NS, "get", "pods", "-l", selector)["items"]
         states = [(p["status"].get("containerStatuses") or [{}])[0].get("state", {}).get("terminated") for p in pods]
         return pods if pods and all(states) else None
-    pods = wait_until(f"k6 job {name}", ended, timeout, every=2)
+    pods = sorted(wait_until(what, ended, timeout, every=2), key=lambda p: p["metadata"]["name"])
     codes, summaries, logs = [], [], ""
     for p in pods:
         codes.append(p["status"]["containerStatuses"][0]["state"]["terminated"]["exitCode"])
@@ -167,7 +161,26 @@ def k6_result(name: str, timeout: float = SLOW) -> tuple[int, list[dict], str]:
         start = text.find('{\n  "scenario"')
         if start >= 0:
             summaries.append(json.JSONDecoder().raw_decode(text[start:])[0])
-    return max(codes), summaries, logs
+    return codes, summaries, logs
+
+
+def merged_summary(summaries: list[dict]) -> dict:
+    """One k6 summary of a test run on several runners (execution segments): counts added, the
+    slowest percentile and the longest window kept, thresholds passed only where all passed."""
+    merged = dict(summaries[0])
+    for s in summaries[1:]:
+        for key, value in s.items():
+            mine = merged.get(key)
+            if key in ("users", "user_offset", "coupon_id") or isinstance(value, str):
+                continue
+            if isinstance(value, bool):
+                merged[key] = bool(mine) and value
+            elif isinstance(value, (int, float)) and isinstance(mine, (int, float)):
+                merged[key] = max(mine, value) if key.endswith(("_ms", "_s")) else mine + value
+            elif isinstance(value, dict) and isinstance(mine, dict):
+                merged[key] = {k: (bool(mine.get(k, True)) and v) if isinstance(v, bool) else mine.get(k, v)
+                               for k, v in {**mine, **value}.items()}
+    return merged
 
 
 def k6_env(coupon: int, **extra) -> list[dict]:
@@ -432,31 +445,46 @@ def _metric_or_none():
 
 
 def test_loadtest_testrun(chart, report):
-    """QA's load test: helm upgrade renders the TestRun (stored against the k6-operator's CRD); the
-    operator cannot run here, so this starts what its runners would run, from the stored TestRun,
-    and verifies the invariants against the database."""
+    """QA's load test through the real k6-operator (k6-operator-system): helm upgrade renders the
+    TestRun with two runners; the operator runs the initializer (k6 archive and inspect), two paused
+    runners on their execution segments, asks each runner's REST API for its status, and starts them
+    with its starter; the TestRun reaches stage finished, each runner's k6 exits 0, and the
+    invariants hold against the database."""
     run_id = str(int(time.time()))
-    helm("upgrade", RELEASE, chart, "-n", NS, "-f", str(VALUES), "--set", "loadtest.enabled=true",
-         "--set", f"loadtest.runId={run_id}", "--wait", "--timeout", f"{SLOW}s", timeout=SLOW + 60)
-    report.event(f"helm upgrade: loadtest.runId={run_id}")
+    parallelism = 2
+    t0 = report.event(f"helm upgrade: loadtest.runId={run_id}, parallelism {parallelism}")
+    # No --wait: the upgrade adds only the TestRun, whose stages this follows itself (the upgrade's
+    # hooks take long enough here that it has often finished by then).
+    helm("upgrade", RELEASE, chart, "-n", NS, "-f", str(VALUES), "--set",
+         f"loadtest.enabled=true,loadtest.runId={run_id},loadtest.parallelism={parallelism}",
+         "--timeout", f"{SLOW}s", timeout=SLOW + 60)
     trs = kubectl_json("-n", NS, "get", "testruns.k6.io")["items"]
     assert len(trs) == 1, [t["metadata"]["name"] for t in trs]
-    tr = trs[0]
-    spec, runner = tr["spec"], tr["spec"]["runner"]
-    report.figures["testrun"] = {"name": tr["metadata"]["name"], "operator_exercised": False,
-                                 "stage": (tr.get("status") or {}).get("stage", "") or "stored"}
-    script = spec["script"]["localFile"].removeprefix("/scripts/")
-    k6_job("testrun-runner", script=script, env=runner["env"], runner=runner, arguments=spec.get("arguments", ""),
-           parallelism=spec["parallelism"])
-    report.event(f"runner Job for TestRun {tr['metadata']['name']} ({spec['parallelism']} runner)")
-    code, summaries, logs = k6_result("testrun-runner")
-    summary = summaries[0] if len(summaries) == 1 else None
-    report.figures["testrun"].update(
-        stage="finished", k6_exit=code,
+    name = trs[0]["metadata"]["name"]
+    figures = report.figures["testrun"] = {"name": name, "operator_exercised": False, "parallelism": parallelism,
+                                           "stages": []}
+    stages = figures["stages"]
+
+    def ended():
+        stage = (kubectl_json("-n", NS, "get", "testrun", name).get("status") or {}).get("stage", "")
+        if stage and (not stages or stages[-1] != stage):
+            stages.append(stage)
+            report.event(f"TestRun {name}: stage {stage}")
+        return stage if stage in ("finished", "error") else None
+    stage = wait_until(f"TestRun {name} finished", ended, SLOW, every=2)
+    figures.update(stage=stage, seconds=round(report.event(f"TestRun {name} {stage}") - t0, 1))
+    jobs = {j["metadata"]["name"]: j for j in kubectl_json("-n", NS, "get", "jobs", "-l", f"k6_cr={name}")["items"]}
+    figures["jobs"] = sorted(jobs)
+    assert stage == "finished", (stages, _operator_logs())
+    codes, summaries, logs = k6_pods_result(f"k6_cr={name},runner=true", f"runners of {name}", 120)
+    figures.update(runners_exit=codes, operator_exercised=all(
+        f"{name}-{role}" in jobs for role in ("initializer", "starter")) and len(codes) == parallelism,
         requests=sum(s["requests"] for s in summaries), accepted=sum(s["accepted"] for s in summaries))
-    report.event(f"runner finished: k6 exit {code}, {report.figures['testrun']['accepted']} accepted")
-    assert code == 0, logs[-4000:]
-    assert summary, "no k6 summary in the runner's log"
+    report.event(f"runners finished: k6 exit {codes}, {figures['accepted']} accepted")
+    assert figures["operator_exercised"], figures
+    assert codes == [0] * parallelism, logs[-4000:]
+    assert len(summaries) == parallelism, "a runner's log holds no k6 summary"
+    summary = merged_summary(summaries)
     path = OUT / "testrun-k6.json"
     path.write_text(json.dumps(summary))
     coupon = int(summary["coupon_id"])
@@ -470,6 +498,37 @@ def test_loadtest_testrun(chart, report):
     report.figures["testrun"]["invariants"] = "passed" if proc.returncode == 0 else "failed"
     report.event(f"invariants {report.figures['testrun']['invariants']} (verifier against MySQL, Redis, Kafka)")
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+
+
+def test_images_pulled(report):
+    """Every image the event's pods ran (hooks, services, helm test, k6) was pulled from the node's
+    registry by the kubelet, as on a cluster that pulls from ECR: nothing is imported into the node's
+    containerd, and each image has a "Successfully pulled" event (the first pod to run it pulls it;
+    later ones find it "already present"). The k6-operator's starter keeps its upstream name
+    (ghcr.io/grafana/k6-operator, the TestRun's default) and is pulled through the node's ghcr.io
+    mirror, which is the same registry."""
+    def image(event):
+        m = re.search(r'image "([^"]+)"', event.get("message", ""))
+        return m.group(1) if m else None
+    events = kubectl_json("get", "events", "-A", "--field-selector", "reason=Pulled")["items"]
+    used = {image(e) for e in events if e["involvedObject"].get("namespace") == NS} - {None}
+    pulled = {image(e) for e in events if e.get("message", "").startswith("Successfully pulled")} - {None}
+    not_pulled = sorted(used - pulled)
+    mirrored = {i for i in used if i.startswith(MIRRORED)}
+    elsewhere = sorted(i for i in used - mirrored if not i.startswith(f"{REGISTRY}/"))
+    report.figures["images"] = sorted(used)
+    report.figures["images_through_mirror"] = sorted(mirrored)
+    report.figures["images_pulled"] = bool(used) and not not_pulled and not elsewhere
+    report.event(f"{len(used)} images of the event's pods, {len(used & pulled)} pulled from {REGISTRY}")
+    services = {f"{REGISTRY}/coupon-event/{m}:" for m in ("coupon-api", "coupon-consumer", "coupon-waiting-room")}
+    assert all(any(i.startswith(s) for i in used) for s in services), sorted(used)
+    assert not not_pulled, f"images the event ran without pulling them: {not_pulled}"
+    assert not elsewhere, f"images not from {REGISTRY}: {elsewhere}"
+
+
+def _operator_logs() -> str:
+    return kubectl("-n", "k6-operator-system", "logs", "deployment/k6-operator-controller-manager", "--tail=60",
+                   check=False).stdout
 
 
 def _jwt_secret_value() -> str:

@@ -5,6 +5,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -63,9 +65,26 @@ class WaitingRoomApiTest {
 	@Autowired
 	ServletWebServerApplicationContext context;
 
+	/** A rebranded page's files, as the chart mounts them over the built-in ones. */
+	private static final Path PAGE_DIR = pageDir();
+
 	@DynamicPropertySource
 	static void api(DynamicPropertyRegistry registry) {
 		registry.add("coupon.waiting-room.api-url", API::url);
+		registry.add("coupon.waiting-room.page-dir", PAGE_DIR::toString);
+	}
+
+	private static Path pageDir() {
+		try {
+			Path dir = Files.createTempDirectory("room-page");
+			Files.writeString(dir.resolve("config.json"), "{\"title\": {\"en\": \"Rebranded\"}}");
+			dir.toFile().deleteOnExit();
+			dir.resolve("config.json").toFile().deleteOnExit();
+			return dir;
+		}
+		catch (java.io.IOException ex) {
+			throw new java.io.UncheckedIOException(ex);
+		}
 	}
 
 	record Reply(int status, JsonNode body) {
@@ -638,6 +657,46 @@ class WaitingRoomApiTest {
 		assertThat(anonymous.headers().firstValue("Cache-Control")).get().asString().contains("no-store");
 		assertThat(prometheus()).contains("uri=\"/api/v1/waiting-room/coupons/{couponId}/entries\"")
 			.contains("uri=\"/api/v1/waiting-room/coupons/{couponId}/entries/me\"");
+	}
+
+	/**
+	 * Kubernetes probes the room on its main port (issue 35): {@code /readyz} and
+	 * {@code /livez} answer there without a token, as on the management port.
+	 */
+	@Test
+	void probesAnswerOnTheMainPort() throws Exception {
+		for (String path : List.of("/readyz", "/livez")) {
+			HttpResponse<String> probe = get(path);
+			assertThat(probe.statusCode()).as(path).isEqualTo(200);
+			assertThat(probe.body()).as(path).contains("\"status\":\"UP\"");
+		}
+	}
+
+	/**
+	 * The waiting-room page: its files are public, a mounted directory overrides the
+	 * built-in config.json, and every other path stays closed.
+	 */
+	@Test
+	void thePageIsServedToAnyoneAndItsConfigCanBeMounted() throws Exception {
+		HttpResponse<String> page = get("/");
+		assertThat(page.statusCode()).isEqualTo(200);
+		assertThat(page.headers().firstValue("Content-Type")).get().asString().startsWith("text/html");
+		assertThat(page.body()).contains("page/app.js");
+		for (String file : List.of("/index.html", "/page/app.js", "/page/page.css", "/page/texts.js",
+				"/page/logo.svg")) {
+			assertThat(get(file).statusCode()).as(file).isEqualTo(200);
+		}
+		HttpResponse<String> config = get("/config.json");
+		assertThat(config.statusCode()).isEqualTo(200);
+		assertThat(JSON.readTree(config.body()).get("title").get("en").asString()).isEqualTo("Rebranded");
+		assertThat(get("/page/nothing.js").statusCode()).isEqualTo(404);
+		assertThat(get("/api/v1/other").statusCode()).isEqualTo(401);
+	}
+
+	private HttpResponse<String> get(String path) throws Exception {
+		String port = this.env.getProperty("local.server.port");
+		return send(
+				HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Harness.httpTimeout()));
 	}
 
 	private Connector connector() {
