@@ -136,8 +136,8 @@ def redis_get(f, *args):
     return None
 
 
-def highest_row_slot(f, coupon):
-    """The highest slot MySQL has a row for: what MySQL alone knows was handed out."""
+def mysql(f, *queries):
+    """The first row of each (sql, args) query, on one connection to the harness's MariaDB."""
     import pymysql
 
     host, port, name = f.SETTINGS.db_address()
@@ -145,10 +145,19 @@ def highest_row_slot(f, coupon):
                          database=name, autocommit=True, connect_timeout=5, read_timeout=10)
     try:
         with db.cursor() as cur:
-            cur.execute("SELECT COALESCE(MAX(slot), 0) FROM issued_coupons WHERE coupon_id = %s", (coupon,))
-            return int(cur.fetchone()[0])
+            out = []
+            for sql, args in queries:
+                cur.execute(sql, args)
+                out.append(cur.fetchone())
+            return out
     finally:
         db.close()
+
+
+def highest_row_slot(f, coupon):
+    """The highest slot MySQL has a row for: what MySQL alone knows was handed out."""
+    [(top,)] = mysql(f, ("SELECT COALESCE(MAX(slot), 0) FROM issued_coupons WHERE coupon_id = %s", (coupon,)))
+    return int(top)
 
 
 def minted(f, coupon):
@@ -159,19 +168,9 @@ def minted(f, coupon):
 
 def stores(f, coupon):
     """The quantity as each store holds it: MySQL's coupons row and coupon_slots rows, Redis's meta."""
-    import pymysql
-
-    host, port, name = f.SETTINGS.db_address()
-    db = pymysql.connect(host=host, port=port, user=f.SETTINGS.db_user, password=f.SETTINGS.db_password,
-                         database=name, autocommit=True, connect_timeout=5, read_timeout=10)
-    try:
-        with db.cursor() as cur:
-            cur.execute("SELECT quantity FROM coupons WHERE id = %s", (coupon,))
-            quantity = cur.fetchone()[0]
-            cur.execute("SELECT COUNT(*), COALESCE(MAX(slot), 0) FROM coupon_slots WHERE coupon_id = %s", (coupon,))
-            slots, top = cur.fetchone()
-    finally:
-        db.close()
+    (quantity,), (slots, top) = mysql(
+        f, ("SELECT quantity FROM coupons WHERE id = %s", (coupon,)),
+        ("SELECT COUNT(*), COALESCE(MAX(slot), 0) FROM coupon_slots WHERE coupon_id = %s", (coupon,)))
     meta = redis_get(f, "HGET", f"{{coupon:{coupon}}}:meta", "quantity")
     return {"mysql_quantity": int(quantity), "slot_rows": int(slots), "top_slot": int(top),
             "redis_quantity": int(meta) if meta and meta.isdigit() else meta}
