@@ -365,6 +365,97 @@ def test_waiting_room_gates_the_api_while_it_queues(report):
     figures["gate_off_s"] = round(report.event("gate open again: issuance without a token accepted") - t1, 1)
 
 
+def test_api_hpa_reads_cpu(report):
+    """The API's HPA (and the waiting room's) scale on CPU: with metrics-server on the node, each
+    reads its pods' CPU utilisation from the resource metrics API (status.currentMetrics)."""
+    def cpu(name):
+        hpa = kubectl_json("-n", NS, "get", "hpa", name)
+        for m in hpa["status"].get("currentMetrics") or []:
+            if m.get("type") == "Resource" and m["resource"]["name"] == "cpu":
+                value = m["resource"]["current"].get("averageUtilization")
+                if value is not None:
+                    return value
+        return None
+    readings = {}
+    for name in (API, WAITING_ROOM):
+        readings[name] = wait_until(f"HPA {name} reading CPU", lambda: [v for v in [cpu(name)] if v is not None], 300, 5)[0]
+        report.event(f"HPA {name}: CPU {readings[name]}% of requests (metrics-server)")
+    report.figures["hpa_cpu_metric"] = True
+    report.figures["hpa_cpu_percent"] = readings
+
+
+PROBE_NS = "np-probe"
+
+
+def _probe_pod(namespace: str, name: str, labels: dict) -> None:
+    """A curl pod (the helm test's image) that sleeps, to try connections from."""
+    kubectl("create", "namespace", namespace, check=False)
+    pod = {"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"name": name, "namespace": namespace, "labels": {"coupon-event.io/test": "cluster", **labels}},
+           "spec": {"restartPolicy": "Never", "automountServiceAccountToken": False, "terminationGracePeriodSeconds": 0,
+                    "securityContext": {"runAsNonRoot": True, "runAsUser": 10001,
+                                        "seccompProfile": {"type": "RuntimeDefault"}},
+                    "containers": [{"name": "curl", "image": f"{REGISTRY}/curlimages/curl:local",
+                                    "command": ["sleep", "3600"],
+                                    "securityContext": {"allowPrivilegeEscalation": False,
+                                                        "readOnlyRootFilesystem": True,
+                                                        "capabilities": {"drop": ["ALL"]}}}]}}
+    kubectl("apply", "-f", "-", input=json.dumps(pod))
+    kubectl("-n", namespace, "wait", "--for=condition=Ready", f"pod/{name}", "--timeout=300s", timeout=320)
+
+
+def _connects(namespace: str, pod: str, target: str) -> bool:
+    """Whether a TCP connection from the pod to host:port opens (curl's telnet:// ends at once on
+    stdin's EOF; a dropped SYN times out)."""
+    proc = kubectl("-n", namespace, "exec", pod, "--", "sh", "-c",
+                   f"curl -s --connect-timeout 3 --max-time 5 telnet://{target} </dev/null", check=False, timeout=60)
+    return proc.returncode == 0
+
+
+def _pod_ip(component: str) -> str:
+    pods = kubectl_json("-n", NS, "get", "pods", "-l",
+                        f"app.kubernetes.io/instance={RELEASE},app.kubernetes.io/component={component}")["items"]
+    return next(p["status"]["podIP"] for p in pods if p["status"].get("phase") == "Running")
+
+
+def test_network_policies_enforced(report):
+    """kube-router's firewall enforces the chart's NetworkPolicies: the paths the event needs work
+    (the rest of this suite is the event working through them) and the paths the chart means to deny
+    are denied, from a pod in another namespace and from a release pod that is no client."""
+    _probe_pod(PROBE_NS, "outsider", {})
+    # A pod of the release (its default-deny selects it) with no component the policies admit.
+    _probe_pod(NS, "no-client", {"app.kubernetes.io/instance": RELEASE, "app.kubernetes.io/part-of": "coupon-event",
+                                 "app.kubernetes.io/component": "no-client"})
+    api, consumer, room = _pod_ip("api"), _pod_ip("consumer"), _pod_ip("waiting-room")
+    allowed = {
+        "another namespace -> API :8080 (apiIngressFrom empty: everyone)": (PROBE_NS, "outsider", f"{api}:8080"),
+        "another namespace -> waiting room :8070": (PROBE_NS, "outsider", f"{room}:8070"),
+        "another namespace -> Kafka (outside the cluster, no policy of its own)": (PROBE_NS, "outsider", f"{HARNESS}:19092"),
+    }
+    denied = {
+        "another namespace -> API management :8081": (PROBE_NS, "outsider", f"{api}:8081"),
+        "another namespace -> consumer admin :8080": (PROBE_NS, "outsider", f"{consumer}:8080"),
+        "another namespace -> waiting room management :8071": (PROBE_NS, "outsider", f"{room}:8071"),
+        "release pod without a client label -> Kafka": (NS, "no-client", f"{HARNESS}:19092"),
+        "release pod without a client label -> Redis": (NS, "no-client", f"{HARNESS}:7001"),
+        "release pod without a client label -> MySQL": (NS, "no-client", f"{HARNESS}:13306"),
+        "release pod without a client label -> API :8080 (allowed from everyone, but its egress is denied)":
+            (NS, "no-client", f"{api}:8080"),
+    }
+    ok = {k: _connects(*v) for k, v in allowed.items()}
+    blocked = {k: not _connects(*v) for k, v in denied.items()}
+    report.figures["network_paths"] = {"allowed": ok, "denied": blocked}
+    report.figures["allowed_paths_ok"] = f"{sum(ok.values())}/{len(ok)}"
+    report.figures["denied_paths_denied"] = f"{sum(blocked.values())}/{len(blocked)}"
+    report.figures["networkpolicy_enforced"] = all(blocked.values())
+    report.event(f"network paths: {report.figures['allowed_paths_ok']} allowed work, "
+                 f"{report.figures['denied_paths_denied']} denied are denied")
+    kubectl("delete", "namespace", PROBE_NS, "--wait=false", check=False)
+    kubectl("-n", NS, "delete", "pod", "no-client", "--wait=true", check=False)
+    assert all(ok.values()), ok
+    assert all(blocked.values()), blocked
+
+
 def external_metric() -> tuple[str, float]:
     """The lag the HPA reads: KEDA's external metric, through the aggregated metrics API."""
     hpa = kubectl_json("-n", NS, "get", "hpa", f"keda-hpa-{CONSUMER}")
