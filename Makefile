@@ -5,7 +5,12 @@
 SHELL := bash
 .SHELLFLAGS := -euo pipefail -c
 ROOT := $(CURDIR)
-export JAVA_HOME ?= /usr/lib/jvm/temurin-25-jdk-amd64
+# A JDK 25, found rather than assumed: JAVA_HOME if set, else the first under /usr/lib/jvm.
+JAVA_HOME ?= $(firstword $(wildcard /usr/lib/jvm/temurin-25-jdk*) $(wildcard /usr/lib/jvm/*-25-*) $(wildcard /usr/lib/jvm/*25*))
+ifeq ($(wildcard $(JAVA_HOME)/bin/javac),)
+$(error no JDK 25 found: install one (Temurin 25 or Debian's openjdk-25-jdk) or set JAVA_HOME)
+endif
+export JAVA_HOME
 export PATH := $(ROOT)/.tools/bin:$(JAVA_HOME)/bin:$(PATH)
 .DEFAULT_GOAL := help
 

@@ -33,7 +33,7 @@ const WARMUP_RATE = int('WARMUP_RATE', 200);
 // The ramp in one-second slices: a user of slice i arrives at a random moment of second i. Each VU
 // carries USERS_PER_VU users at once (asynchronous requests and timers): a VU per user cost k6 a
 // JavaScript runtime, a connection and a goroutine stack per user, more than a core of the two
-// in the spike, taken from the room it measures (docs/decisions/0033). An arrival-rate executor
+// in the spike, taken from the room it measures (local/decisions/0033). An arrival-rate executor
 // would drop arrivals (users) whenever k6 falls behind on a busy host.
 const SLICES = Math.max(1, Math.ceil(RAMP_S));
 const SLICE_S = RAMP_S / SLICES;

@@ -86,11 +86,17 @@ local/services.sh up
 say "capacity ladder: ${STEP_SECONDS:-25}s steps from ${LADDER_START:-300}/s (warm-up ${WARMUP_RATE:-300}/s first)"
 local/bench/ladder.sh --out "$OUT"
 
-# judge_spike NAME QUANTITY [verify options]: the invariants of a spike run, latency reported.
+# judge NAME QUANTITY [verify options]: the invariants of a spike run, latency reported; every 202
+# per user, from the ISSUE_OUTCOME lines of k6's console output in $OUT/NAME-k6.log (LOG_OUTCOMES=1).
 judge() {
   local name=$1 quantity=$2; shift 2
   local/verify.sh verify --k6 "$OUT/$name-k6.json" --quantity "$quantity" --latency-reported \
-    --out "$OUT/$name.json" "$@" || true
+    --outcomes "$OUT/$name-k6.log" --out "$OUT/$name.json" "$@" || true
+}
+# k6 of a judged run, its console output kept in $OUT/NAME-k6.log and shown without outcome lines
+judged_k6() {
+  local name=$1; shift
+  LOG_OUTCOMES=1 "$@" 2> >(tee "$OUT/$name-k6.log" | grep -v ISSUE_OUTCOME >&2)
 }
 
 if [ "$SPIKE_USERS" != 0 ]; then
@@ -98,7 +104,7 @@ if [ "$SPIKE_USERS" != 0 ]; then
   say "spike: $SPIKE_USERS users arriving within $RAMP, coupon $spike_coupon with stock for all of them"
   local/verify.sh register --coupon "$spike_coupon" --quantity $((SPIKE_USERS + 1000)) --wait-ready 0
   COUPON_ID=$spike_coupon VUS=$SPIKE_USERS USERS=$SPIKE_USERS RAMP=$RAMP POLL_INTERVAL=0 USER_PREFIX=spike- \
-    SUMMARY_PATH="$OUT/spike-k6.json" loadtests/run.sh spike.js || true
+    SUMMARY_PATH="$OUT/spike-k6.json" judged_k6 spike loadtests/run.sh spike.js || true
   judge spike $((SPIKE_USERS + 1000))
 fi
 
@@ -110,7 +116,8 @@ if [ "$SOLDOUT_USERS" != 0 ]; then
     && soldout_quantity=0 \
     || { local/verify.sh register --coupon "$soldout_coupon" --quantity 1 --wait-ready 0; soldout_quantity=1; }
   COUPON_ID=$soldout_coupon VUS=$((SOLDOUT_USERS < 10000 ? SOLDOUT_USERS : 10000)) USERS=$SOLDOUT_USERS RAMP=$RAMP \
-    POLL_INTERVAL=0 RETRY_FRACTION=0 USER_PREFIX=storm- SUMMARY_PATH="$OUT/soldout-k6.json" loadtests/run.sh spike.js || true
+    POLL_INTERVAL=0 RETRY_FRACTION=0 USER_PREFIX=storm- SUMMARY_PATH="$OUT/soldout-k6.json" \
+    judged_k6 soldout loadtests/run.sh spike.js || true
   judge soldout "$soldout_quantity" --no-kafka --drain-timeout 20
 fi
 
@@ -135,9 +142,10 @@ if [ "${WAITING_ROOM:-1}" = 1 ]; then
   WR_URL="http://127.0.0.1:$((8070 + PORT_OFFSET))" COUPON_ID=$wr_coupon USERS=${WR_SPIKE_USERS:-12000} \
     RAMP=${WR_RAMP:-10s} WR_MODE=${WR_MODE:-on} WARMUP=${WR_WARMUP:-75s} WARMUP_RATE=${WR_WARMUP_RATE:-250} \
     WARMUP_COUPON_ID=$wr_warm USER_PREFIX=wr- \
-    SUMMARY_PATH="$OUT/wr-spike-k6.json" SPIKE_CPU="$OUT/wr-spike-cpu.json" \
-    local/room-spike.sh --console-output "$OUT/wr-journeys.log" || true
-  judge wr-spike "$wr_quantity" --journeys "$OUT/wr-journeys.log" --sub-window "$wr_window" --eta-reported \
+    SUMMARY_PATH="$OUT/wr-spike-k6.json" SPIKE_CPU="$OUT/wr-spike-cpu.json" LOG_OUTCOMES=1 \
+    local/room-spike.sh --console-output "$OUT/wr-spike-k6.log" || true
+  # the console output holds the journeys and the outcome lines
+  judge wr-spike "$wr_quantity" --journeys "$OUT/wr-spike-k6.log" --sub-window "$wr_window" --eta-reported \
     --spike-cpu "$OUT/wr-spike-cpu.json"
   say "waiting room: waiting users it holds (${WR_CAPACITY_STEPS:-10000,20000,30000})"
   local/verify.sh register --coupon "$wr_capacity" --quantity 1 --wait-ready 0

@@ -22,8 +22,9 @@
 #      prints the summary (exit code 1 on any FAIL), with the waiting room's figures and invariants
 #      (order, one coupon per admitted user, sold-out propagation, ETA error) and the CPU of each
 #      process over the spike's arrivals (k6 shares the machine: is it saturated?). Every failure is
-#      judged (an unexpected answer, a user who gave up, a 202 never seen ISSUED, a lost or extra
-#      row); the issuance latency is printed against P95_MS/P99_MS but not judged: on the direct
+#      judged (an unexpected answer, a user who gave up, a 202 never seen ISSUED, a user answered
+#      202 without a row, judged per user from k6's ISSUE_OUTCOME lines, a row without a 202);
+#      the issuance latency is printed against P95_MS/P99_MS but not judged: on the direct
 #      spike, 10,000 users within 5 s queue for seconds with k6 on the same two cores
 #      (docs/performance.md). LATENCY_JUDGED=1 judges it too.
 #   7. stops everything it started, unless KEEP=1
@@ -55,7 +56,7 @@ WR_SUB_WINDOW=${WR_SUB_WINDOW:-2s}
 WR_MODE=${WR_MODE:-on}
 # Longer than Tomcat's 60 s keep-alive timeout: the room's first idle connections time out inside
 # the warm-up, whose traffic then compiles the connection handler again, instead of 5 s before the
-# spike, which compiled it in its arrivals (0.8 s of C2 on a busy core; docs/decisions/0040).
+# spike, which compiled it in its arrivals (0.8 s of C2 on a busy core; local/decisions/0040).
 WR_WARMUP=${WR_WARMUP:-75s}
 if [ "$WAITING_ROOM" = 1 ]; then
   VUS=$USERS
@@ -150,7 +151,10 @@ if [ "$WAITING_ROOM" = 1 ] && [ "$WR_WARMUP" != 0 ] && [ "$WR_WARMUP" != 0s ]; t
 fi
 
 mkdir -p "$OUT_DIR"
-rm -f "$OUT_DIR/k6-summary.json" "$OUT_DIR/journeys.log"
+rm -f "$OUT_DIR/k6-summary.json" "$OUT_DIR/journeys.log" "$OUT_DIR/k6.log"
+# Every 202 is judged per user: k6 names the user of each 202, 503 and unanswered request
+# (LOG_OUTCOMES=1, ISSUE_OUTCOME lines), and the verifier reads them (--outcomes).
+export LOG_OUTCOMES=1
 k6_rc=0
 lock=()
 [ -n "${K6_LOCK:-}" ] && lock=(flock "$K6_LOCK")
@@ -166,17 +170,18 @@ else
   say "spike: $USERS users on $VUS VUs arriving within $RAMP, then polling their status until ISSUED"
   BASE_URL="http://127.0.0.1:$((8080 + PORT_OFFSET))" COUPON_ID="$COUPON_ID" VUS="$VUS" USERS="$USERS" RAMP="$RAMP" \
     SUMMARY_PATH="$OUT_DIR/k6-summary.json" \
-    "${lock[@]}" loadtests/run.sh spike.js || k6_rc=$?
+    "${lock[@]}" loadtests/run.sh spike.js 2> >(tee "$OUT_DIR/k6.log" | grep -v ISSUE_OUTCOME >&2) || k6_rc=$?
 fi
 [ -s "$OUT_DIR/k6-summary.json" ] || { echo "k6 wrote no summary (exit $k6_rc)" >&2; exit 1; }
 
 say "waiting for the consumer to drain, then verifying the invariants"
 latency_flag=--latency-reported
 [ "${LATENCY_JUDGED:-0}" = 1 ] && latency_flag=
-room_flags=()
+room_flags=(--outcomes "$OUT_DIR/k6.log")
 if [ "$WAITING_ROOM" = 1 ]; then
-  room_flags=(--journeys "$OUT_DIR/journeys.log" --sub-window "$WR_SUB_WINDOW" --eta-p90-max "${WR_ETA_P90_MAX:-0.20}"
-    --spike-cpu "$OUT_DIR/spike-cpu.json")
+  # k6's console output, the outcome lines with the journeys, is in journeys.log (--console-output)
+  room_flags=(--outcomes "$OUT_DIR/journeys.log" --journeys "$OUT_DIR/journeys.log" --sub-window "$WR_SUB_WINDOW"
+    --eta-p90-max "${WR_ETA_P90_MAX:-0.20}" --spike-cpu "$OUT_DIR/spike-cpu.json")
 fi
 local/verify.sh verify --k6 "$OUT_DIR/k6-summary.json" --quantity "$QUANTITY" $latency_flag "${room_flags[@]}" \
   --out "$OUT_DIR/summary.json"

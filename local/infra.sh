@@ -2,10 +2,11 @@
 # Local infrastructure harness: Redis Cluster (6 nodes), 3-node KRaft Kafka, MariaDB, all on
 # HARNESS_HOST (127.0.0.1) at the contract ports + PORT_OFFSET, state under RUN_DIR (default .run/infra).
 # See local/README.md. Usage: local/infra.sh COMMAND
-#   up | down | status | env | reset | redis-flush
+#   up | down | status | env | timeouts | reset | redis-flush
 #   kafka-stop [N..] | kafka-start [N..] | kafka-kill N
 #   fault injection (tests/faults): pid NAME | redis-master-of KEY | redis-kill PORT |
-#   redis-wait-failover PORT [TIMEOUT_S] | redis-start PORT | mariadb-stop | mariadb-kill | mariadb-start
+#   redis-wait-failover PORT [TIMEOUT_S] | redis-start PORT | mariadb-stop | mariadb-kill | mariadb-start |
+#   mariadb-read-only on|off
 set -euo pipefail
 LOG_TAG=infra
 # shellcheck source=lib/common.sh
@@ -34,6 +35,19 @@ export SPRING_DATASOURCE_URL=$db
 export SPRING_DATASOURCE_USERNAME=$DB_USER
 export SPRING_DATASOURCE_PASSWORD=$DB_PASSWORD
 ENV
+}
+
+# The failure-detection timeouts the running nodes use (local/lib/common.sh), one NAME=VALUE a line;
+# empty while a part is down.
+cmd_timeouts() {
+  local p node_ms=""
+  for p in "${REDIS_PORTS[@]}"; do
+    node_ms=$(redis_cmd "$p" config get cluster-node-timeout 2>/dev/null | tr -d '\r' | sed -n 2p) && [ -n "$node_ms" ] && break
+  done
+  local props="$KAFKA_DIR/${KAFKA_NODES[0]}/server.properties"
+  echo "redis.cluster-node-timeout.ms=$node_ms"
+  echo "kafka.broker.session.timeout.ms=$(sed -n 's/^broker.session.timeout.ms=//p' "$props" 2>/dev/null)"
+  echo "kafka.broker.heartbeat.interval.ms=$(sed -n 's/^broker.heartbeat.interval.ms=//p' "$props" 2>/dev/null)"
 }
 
 cmd_up() {
@@ -86,6 +100,7 @@ case "${1:-}" in
   down) cmd_down ;;
   status) cmd_status ;;
   env) cmd_env ;;
+  timeouts) cmd_timeouts ;;
   reset) cmd_reset ;;
   redis-flush) redis_flush ;;
   kafka-stop) shift; kafka_stop "$@"; log "kafka stopped: ${*:-all nodes}" ;;
@@ -100,5 +115,6 @@ case "${1:-}" in
   mariadb-stop) mariadb_down; log "mariadb stopped" ;;
   mariadb-kill) mariadb_kill ;;
   mariadb-start) mariadb_up; log "mariadb ready" ;;
+  mariadb-read-only) [ $# -eq 2 ] || die "usage: $0 mariadb-read-only on|off"; mariadb_read_only "$2" ;;
   *) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac

@@ -18,7 +18,7 @@ LOG_TAG=services
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
 # Full tiered compilation (C1 + C2): once warm, C2 code cost the API ~40 % less CPU per issuance than
-# C1 only, which 0010 had chosen for start-up (docs/decisions/0020; JAVA_OPTS with
+# C1 only, which 0010 had chosen for start-up (local/decisions/0020; JAVA_OPTS with
 # -XX:TieredStopAtLevel=1 brings C1 back). A metaspace threshold above what the services load:
 # metaspace-triggered full collections took 18 s there. Every page of the heap is
 # touched at start (AlwaysPreTouch): on this kind of VM the first touch of a page costs ~7.6 µs
@@ -27,7 +27,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 # heap and collector below.
 JAVA_OPTS=${JAVA_OPTS:--XX:MetaspaceSize=256m -XX:+AlwaysPreTouch -XX:+ExitOnOutOfMemoryError}
 # The API holds one connection and, while it waits for a turn, one parked virtual thread per client:
-# a 10,000-VU spike ran a 1 GiB heap out of memory (docs/decisions/0011). The parallel collector's two threads
+# a 10,000-VU spike ran a 1 GiB heap out of memory (local/decisions/0011). The parallel collector's two threads
 # halve the pauses of the serial one, which the consumer keeps (it holds no client connections).
 API_JAVA_OPTS=${API_JAVA_OPTS:--Xms3g -Xmx3g -XX:+UseParallelGC}
 CONSUMER_JAVA_OPTS=${CONSUMER_JAVA_OPTS:--Xms1g -Xmx1g -XX:+UseSerialGC}
@@ -35,7 +35,7 @@ CONSUMER_JAVA_OPTS=${CONSUMER_JAVA_OPTS:--Xms1g -Xmx1g -XX:+UseSerialGC}
 MAX_IN_FLIGHT=${COUPON_ISSUANCE_MAX_IN_FLIGHT:-64}
 # How long a request waits for a turn before 503 (the services' default is 500 ms). When k6 shares
 # the cores, every 503 comes back after Retry-After and costs a full request again: a 10,000-VU spike
-# with 500 ms ended in a retry storm; with 10 s every user was served (docs/decisions/0012).
+# with 500 ms ended in a retry storm; with 10 s every user was served (local/decisions/0012).
 # A waiting request is a parked virtual thread and costs nothing until its turn.
 ADMISSION_WAIT=${COUPON_ISSUANCE_ADMISSION_WAIT:-10s}
 RETRY_AFTER=${COUPON_ISSUANCE_RETRY_AFTER:-2s}
@@ -74,7 +74,7 @@ svc_jar() {
 
 # The extracted layout (`java -Djarmode=tools -jar app.jar extract`): a plain jar plus lib/, as the
 # jib images run it. The fat jar's nested-jar class loader serialises class loading on one lock per
-# nested jar; on a starved 2-core VM request threads queued behind it for minutes (docs/decisions/0008).
+# nested jar; on a starved 2-core VM request threads queued behind it for minutes (local/decisions/0008).
 # Re-extracted when the built jar is newer. SERVICES_EXTRACT=0 runs the fat jar.
 svc_app_dir() { echo "$RUN_DIR/app/$(svc_module "$1")"; }
 # svc_extracted NAME JAR: true when NAME's extracted layout is that of JAR (not older).
@@ -96,7 +96,7 @@ svc_launch_jar() {
 # that run's workload, so the JIT compiles the hot paths at once instead of after thousands of calls.
 # A service without a cache records its run (AOTMode=record; the configuration is written when it
 # stops) and the next start assembles the cache from it. local/train.sh gives a first run that
-# workload. The files live beside the extracted jar, so a new build starts over (docs/decisions/0037).
+# workload. The files live beside the extracted jar, so a new build starts over (local/decisions/0037).
 svc_aot_on() { [ "${SERVICES_AOT:-0}" = 1 ] && [ "${SERVICES_EXTRACT:-1}" = 1 ] && [ "${JAVA_FEATURE:-17}" -ge 25 ]; }
 svc_aot_base() { echo "$(svc_app_dir "$1")/$1-jdk${JAVA_RUNTIME:-unknown}"; }
 # svc_aot_opts NAME JAR: the AOT options for this start (assembling the cache first when a recorded

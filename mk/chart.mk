@@ -11,18 +11,12 @@ CHART_SCENARIOS := defaults= \
   mirror=tests/chart/fixtures/mirror.yaml \
   $(foreach f,$(sort $(wildcard examples/*.yaml)),example-$(basename $(notdir $(f)))=$(f))
 
-# Charts that vendor the coupon-lib library (file:// dependency, charts/coupon-lib-<version>.tgz).
-CHART_SERVICES := charts/coupon-api charts/coupon-consumer charts/coupon-waiting-room
-
-.PHONY: chart-tools chart-offline chart-deps chart-golden chart-values-doc chart-lint chart-unittest test-chart
+.PHONY: chart-tools chart-offline chart-golden chart-values-doc chart-lint chart-unittest test-chart
 chart-tools:
 	@scripts/tools.sh helm helm-unittest
 
 chart-offline: chart-tools ## copy of the chart without the Bitnami dependencies (build/chart/coupon-event)
 	@tests/chart/offline-chart.sh $(CHART_COPY) >/dev/null
-
-chart-deps: chart-tools ## after a change to charts/coupon-lib: rebuild the copies the service charts vendor (offline)
-	@for c in $(CHART_SERVICES); do helm dependency build $$c >/dev/null && echo "$$c/charts: $$(ls $$c/charts)"; done
 
 chart-golden: chart-offline ## rewrite tests/chart/golden/ (the examples' renders) after a reviewed chart change
 	@python3 tests/chart/golden.py update $(CHART_COPY)
@@ -30,7 +24,7 @@ chart-golden: chart-offline ## rewrite tests/chart/golden/ (the examples' render
 chart-values-doc: ## rewrite docs/values.md from values.schema.json and the values files
 	@python3 tests/chart/values_doc.py update
 
-chart-lint: chart-offline ## lint + render every scenario and each service chart alone, golden renders, schema/fail checks
+chart-lint: chart-offline ## lint + render every scenario, golden renders, schema/fail checks
 	@tests/chart/lint.sh $(CHART_COPY) $(CHART_SCENARIOS)
 
 chart-unittest: chart-offline ## helm-unittest suites (tests/chart/unit/*_test.yaml)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the pinned tools the project needs into .tools/ (git-ignored, cached between runs).
 # Idempotent: a tool whose pinned version is already present is skipped. Safe to run in parallel
-# (one flock per tool). Usage: scripts/tools.sh [all|go|node|node-go|apt|kafka|helm|helm-unittest|k6|etcd|kube-apiserver|kubectl|promtool|k6-operator|metrics-server|kube-router]...
+# (one flock per tool). Usage: scripts/tools.sh [all|go|node|node-go|apt|kafka|helm|helm-unittest|k6|etcd|kube-apiserver|kubectl|promtool|browser|k6-operator|metrics-server|kube-router]...
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SHARED="${SHARED_DIR:-$ROOT/../shared}"
@@ -28,6 +28,9 @@ APT_PACKAGES=(
   "mariadb-server=1:10.11.19-0+deb12u1" "mariadb-client=1:10.11.19-0+deb12u1"
   "prometheus=2.42.0+ds-5+deb12u1"
 )
+# The browser test's headless browser (tests/browser, driven by Playwright as an executable, never a
+# downloaded one), and a Korean font for the page's Korean texts in its screenshots.
+BROWSER_APT_PACKAGES=("chromium=156.0.8078.108-1~deb12u1" "fonts-nanum=20200506-1")
 # The single-node cluster's runtime: containerd's CRI, runc (crun refuses this host's hybrid
 # cgroups), the CNI bridge plugins, and iptables for kube-proxy and the bridge's masquerading.
 NODE_APT_PACKAGES=(
@@ -205,6 +208,7 @@ tool_metrics_server() {
 }
 tool_apt() { apt_install "${APT_PACKAGES[@]}"; }
 tool_node_apt() { apt_install "${NODE_APT_PACKAGES[@]}"; }
+tool_browser() { apt_install "${BROWSER_APT_PACKAGES[@]}"; }
 apt_install() {
   local missing=() p
   for p in "$@"; do
@@ -264,10 +268,11 @@ run_one() {
     metrics-server) with_lock metrics-server tool_metrics_server ;;
     kube-router) with_lock kube-router tool_kube_router ;;
     node-apt) with_lock apt tool_node_apt ;;
+    browser) with_lock apt tool_browser ;;
     node) run_one node-apt; for t in etcd kube-apiserver kubectl helm k6; do run_one "$t"; done; run_one node-go ;;
     node-go) for t in kube-controller-manager kube-scheduler kubelet kube-proxy coredns keda k6-operator metrics-server kube-router; do run_one "$t"; done ;;
     go) for t in helm helm-unittest k6 etcd kube-apiserver kubectl; do run_one "$t"; done ;;
-    all) run_one apt; run_one promtool; run_one kafka; run_one go ;;
+    all) run_one apt; run_one browser; run_one promtool; run_one kafka; run_one go ;;
     *) echo "unknown tool: $1" >&2; exit 2 ;;
   esac
 }

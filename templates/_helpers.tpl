@@ -1,4 +1,4 @@
-{{/* Names and labels of the umbrella's own objects (the shared helpers are in charts/coupon-lib). */}}
+{{/* Names and labels of the umbrella's own objects (the shared helpers are in templates/lib). */}}
 
 {{- define "coupon-event.name" -}}
 {{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
@@ -14,7 +14,7 @@
 {{- include "coupon-lib.podLabels" (dict "context" .root "name" (include "coupon-event.name" .root) "component" .component) -}}
 {{- end -}}
 
-{{/* The service charts' objects, named as those charts name them. */}}
+{{/* The components' objects, named as templates/lib names them. */}}
 {{- define "coupon-event.apiServiceName" -}}
 {{- include "coupon-lib.fullname" (dict "context" . "name" "coupon-api") -}}
 {{- end -}}

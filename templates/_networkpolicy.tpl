@@ -27,7 +27,12 @@ podSelector:
     {{- toYaml .Values.networkPolicy.externalEgress | nindent 4 }}
     {{- end }}
   ports:
+    {{- if (index .Values "mysql").enabled }}
     - {protocol: TCP, port: 3306}
+    {{- else }}
+    {{- $port := regexFind "//[^/?]+:[0-9]+" .Values.global.externalDatabase.url | splitList ":" | last | default "3306" }}
+    - {protocol: TCP, port: {{ $port | int }}}
+    {{- end }}
 {{- end -}}
 {{- define "coupon-event.np.redis" -}}
 - to:
@@ -40,7 +45,17 @@ podSelector:
     {{- toYaml .Values.networkPolicy.externalEgress | nindent 4 }}
     {{- end }}
   ports:
+    {{- if (index .Values "redis-cluster").enabled }}
     - {protocol: TCP, port: 6379}
+    {{- else }}
+    {{- $ports := list }}
+    {{- range .Values.global.externalRedis.nodes }}
+    {{- $ports = append $ports (splitList ":" (trim .) | last | int) }}
+    {{- end }}
+    {{- range $ports | default (list 6379) | uniq }}
+    - {protocol: TCP, port: {{ . }}}
+    {{- end }}
+    {{- end }}
 {{- end -}}
 {{/* An external Kafka's ports are those of its bootstrap servers (TLS and SASL listeners rarely
      use 9092: MSK 9094/9096); the brokers are assumed to advertise the same ports. */}}

@@ -1,5 +1,5 @@
 {{/* Kafka wiring and the partition rule (umbrella values). The database, Redis and JWT wiring the
-     service charts need too is in charts/coupon-lib (_wiring.tpl). */}}
+     components need too is in templates/lib/_wiring.tpl. */}}
 
 {{/* ---- Kafka (umbrella values) ---- */}}
 {{- define "coupon-event.kafkaClusterName" -}}
@@ -10,7 +10,7 @@
 {{- if .Values.kafka.external.bootstrapServers -}}
 {{- .Values.kafka.external.bootstrapServers -}}
 {{- else -}}
-{{- printf "%s-kafka-bootstrap:9092" (include "coupon-event.kafkaClusterName" .) -}}
+{{- printf "%s-kafka-bootstrap.%s.svc:9092" (include "coupon-event.kafkaClusterName" .) .Release.Namespace -}}
 {{- end -}}
 {{- end -}}
 
@@ -26,7 +26,7 @@
 
 {{/* Listener threads at full scale: one partition each, so no thread idles and every added pod
      gets work. Topic partitions may exceed this, never fall short. 0 without the consumer in the
-     release: Helm hands a disabled subchart's defaults to nobody, so its values are not there. */}}
+     release. */}}
 {{- define "coupon-event.requiredPartitions" -}}
 {{- $c := .Values.couponConsumer -}}
 {{- if $c.enabled -}}

@@ -70,6 +70,9 @@ crds() {
   done
   node exec "$BIN/kubectl" wait --for=condition=Established crd --all --timeout=300s >/dev/null
   log "CRDs of prometheus-operator and Strimzi established"
+  # The cluster's PriorityClasses, as operators/install.sh applies them on EKS: the chart's pods
+  # name them by default.
+  node exec "$BIN/kubectl" apply --server-side --force-conflicts -f "$ROOT/k8s/priorityclasses.yaml" >/dev/null
 }
 
 # The k6-operator's images as its Dockerfiles make them: the controller (/manager, distroless's

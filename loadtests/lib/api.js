@@ -4,7 +4,7 @@ import http from 'k6/http';
 import { check, sleep } from 'k6';
 import exec from 'k6/execution';
 import { Counter, Rate, Trend } from 'k6/metrics';
-import { common } from './config.js';
+import { bool, common } from './config.js';
 
 export const metrics = {
   requests: new Counter('issuance_requests'), // every POST sent
@@ -54,6 +54,20 @@ function params(token, name) {
 // Unexpected answers are logged by the first LOG_VUS VUs only: a sample, not 10,000 lines.
 const LOG_VUS = parseInt(__ENV.LOG_VUS || '20', 10);
 
+// LOG_OUTCOMES=1: one console line `ISSUE_OUTCOME <user> accepted|shed|timed_out` per 202, 503 and
+// request without an answer, so the verifier (--outcomes) compares the users answered 202 with the
+// users holding a row, instead of counts in which one user's lost 202 hides behind another's 503
+// that landed. At most one 202 per unit of stock; off by default.
+const LOG_OUTCOMES = bool('LOG_OUTCOMES', false);
+
+// The ISSUE_OUTCOME line of one answer (status 0: none) when LOG_OUTCOMES=1; every issuance path
+// (issueOnce, the waiting room's issueWithEntry) prints through this one.
+export function logOutcome(user, status, outcome) {
+  if (LOG_OUTCOMES && (outcome === 'accepted' || outcome === 'shed' || status === 0)) {
+    console.log(`ISSUE_OUTCOME ${user} ${status === 0 ? 'timed_out' : outcome}`);
+  }
+}
+
 function record(ok, res, what) {
   metrics.unexpected.add(!ok);
   if (!ok && exec.vu.idInTest <= LOG_VUS) {
@@ -92,6 +106,7 @@ export function issueOnce(user, token, allowNotOpen) {
   // sample per request (about a sixth of k6's CPU per issuance). Status and coupon reads keep theirs.
   const ok = outcome !== 'unexpected';
   record(ok, res, 'issue');
+  logOutcome(user, res.status, outcome);
   switch (outcome) {
     case 'accepted': metrics.accepted.add(1); break;
     case 'duplicate': metrics.duplicate.add(1); break;

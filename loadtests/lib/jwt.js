@@ -22,16 +22,20 @@ const cache = new Map(); // sub -> {token, exp}
 let claimsSecond = -1;
 let claimsTtl = -1;
 let claimsTail = '';
+// The issuer and audience the services check, when the event sets them (global.jwt.issuer/audience).
+const ISSUER_AUDIENCE =
+  (__ENV.JWT_ISSUER ? `,"iss":${JSON.stringify(__ENV.JWT_ISSUER)}` : '') +
+  (__ENV.JWT_AUDIENCE ? `,"aud":${JSON.stringify(__ENV.JWT_AUDIENCE)}` : '');
 
 // A user token: `sub` is the user id the API issues the coupon to. The same bytes as
-// sign({ sub, iat, exp }, secret).
+// sign({ sub, iat, exp }, secret), plus iss and aud when given.
 export function userToken(sub, secret, ttlSeconds) {
   const now = Math.floor(Date.now() / 1000);
   const hit = cache.get(sub);
   // Reused while more than half its lifetime is left.
   if (hit !== undefined && hit.exp - now > ttlSeconds / 2) return hit.token;
   if (now !== claimsSecond || ttlSeconds !== claimsTtl) {
-    claimsTail = `,"iat":${now},"exp":${now + ttlSeconds}}`;
+    claimsTail = `,"iat":${now},"exp":${now + ttlSeconds}${ISSUER_AUDIENCE}}`;
     claimsSecond = now;
     claimsTtl = ttlSeconds;
   }

@@ -11,7 +11,7 @@ import exec from 'k6/execution';
 import { setTimeout } from 'k6/timers';
 import { Counter, Trend } from 'k6/metrics';
 import { common, str } from './config.js';
-import { metrics as issuance } from './api.js';
+import { metrics as issuance, logOutcome } from './api.js';
 
 export const WR_URL = str('WR_URL', 'http://127.0.0.1:8070').replace(/\/+$/, '');
 const ENTRY_HEADER = 'Coupon-Entry-Token';
@@ -108,7 +108,8 @@ function code(res) {
 }
 
 // POST …/issuances with the entry token; 503 is retried after Retry-After. Returns the outcome:
-// accepted | duplicate | sold_out | entry_refused | shed | unexpected.
+// accepted | duplicate | sold_out | entry_refused | shed | unexpected. With LOG_OUTCOMES=1 each 202,
+// 503 and unanswered attempt prints its ISSUE_OUTCOME line, as the direct path does (lib/api.js).
 export async function issueWithEntry(user, token, entryToken, retries, { coupon = common.couponId, quiet = false } = {}) {
   const { wr: w, issuance: im } = meters(quiet);
   const url = `${common.baseUrl}/api/v1/coupons/${coupon}/issuances`;
@@ -139,6 +140,7 @@ export async function issueWithEntry(user, token, entryToken, retries, { coupon 
     } else if (status === 503) {
       outcome = 'shed';
     }
+    if (!quiet) logOutcome(user, status, outcome); // a warm-up's users hold no row of the judged coupon
     switch (outcome) {
       case 'accepted': im.accepted.add(1); break;
       case 'duplicate': im.duplicate.add(1); break;

@@ -15,7 +15,7 @@ KAFKA_START_TIMEOUT=${KAFKA_START_TIMEOUT:-420}
 # Full replication after a restart can take minutes on a starved 2-core VM.
 KAFKA_HEALTHY_TIMEOUT=${KAFKA_HEALTHY_TIMEOUT:-600}
 # Full tiered compilation (C1 + C2): under sustained load C2 code costs the brokers about a third
-# less CPU per issuance than C1 only (docs/decisions/0027). KAFKA_JIT_OPTS=-XX:TieredStopAtLevel=1
+# less CPU per issuance than C1 only (local/decisions/0027). KAFKA_JIT_OPTS=-XX:TieredStopAtLevel=1
 # brings C1 only back.
 KAFKA_JIT_OPTS=${KAFKA_JIT_OPTS:-}
 # Serial GC and no perf-data sampling: no concurrent GC or sampler threads waking up on an idle
@@ -63,11 +63,11 @@ transaction.state.log.min.isr=2
 transaction.state.log.num.partitions=6
 share.coordinator.state.topic.replication.factor=3
 share.coordinator.state.topic.min.isr=2
-# A broker missing heartbeats for this long is fenced. Shorter values made busy-but-alive brokers
-# flap between fenced and unfenced on a loaded 2-core box (each flap moves partition leaders).
-# Graceful stops (SIGTERM) fence at once through controlled shutdown; only SIGKILL waits for this.
-broker.session.timeout.ms=18000
-broker.heartbeat.interval.ms=3000
+# A broker missing heartbeats for this long is fenced; until then acks=all waits for it, since it is
+# in every partition's ISR. HARNESS_PROFILE (local/lib/common.sh) sets both. Graceful stops
+# (SIGTERM) fence at once through controlled shutdown; only SIGKILL waits for this.
+broker.session.timeout.ms=$KAFKA_BROKER_SESSION_TIMEOUT_MS
+broker.heartbeat.interval.ms=$KAFKA_BROKER_HEARTBEAT_INTERVAL_MS
 # quick rebalances, so fault tests finish quickly
 group.initial.rebalance.delay.ms=0
 controlled.shutdown.enable=true

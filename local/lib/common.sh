@@ -41,6 +41,23 @@ die() { log "ERROR: $*"; exit 1; }
 now_ms() { date +%s%3N; }
 elapsed() { local ms=$(( $(now_ms) - $1 )); printf '%d.%01ds' $((ms / 1000)) $(( (ms % 1000) / 100 )); }
 
+# ---- failure detection: the timeouts that decide how long a lost node goes unnoticed ----------------
+# In one place. HARNESS_PROFILE=product runs what the chart ships: Kafka's own broker session of 9 s
+# (heartbeat 2 s; the Strimzi Kafka sets neither) and Redis's own cluster-node-timeout of 15 s (the
+# bundled Redis Cluster sets none). HARNESS_PROFILE=slow-host (the default) waits longer for Kafka: on
+# a starved shared 2-core host busy-but-alive brokers were fenced and flapped
+# (local/decisions/0004). Each value can also be set on its own. `local/infra.sh timeouts` prints the
+# ones the running nodes use; the fault suite reports them with every scenario.
+case "${HARNESS_PROFILE:-slow-host}" in
+  product) _session_ms=9000 _heartbeat_ms=2000 _node_ms=15000 ;;
+  slow-host) _session_ms=18000 _heartbeat_ms=3000 _node_ms=15000 ;;
+  *) die "HARNESS_PROFILE must be product or slow-host, not ${HARNESS_PROFILE}" ;;
+esac
+KAFKA_BROKER_SESSION_TIMEOUT_MS=${KAFKA_BROKER_SESSION_TIMEOUT_MS:-$_session_ms}
+KAFKA_BROKER_HEARTBEAT_INTERVAL_MS=${KAFKA_BROKER_HEARTBEAT_INTERVAL_MS:-$_heartbeat_ms}
+REDIS_CLUSTER_NODE_TIMEOUT_MS=${REDIS_CLUSTER_NODE_TIMEOUT_MS:-$_node_ms}
+unset _session_ms _heartbeat_ms _node_ms
+
 # ---- processes, tracked by PID file ---------------------------------------------------------------
 pidfile() { echo "$RUN_DIR/pids/$1.pid"; }
 

@@ -87,3 +87,11 @@ mariadb_status() {
 # ---- fault injection (tests/faults) ---------------------------------------------------------------
 # A clean shutdown (SIGTERM, as an orchestrator stops it) or a crash (SIGKILL; InnoDB recovers on start).
 mariadb_kill() { is_running mariadb || die "mariadb is not running"; log "mariadb: SIGKILL (pid $(pid_of mariadb))"; stop_pid mariadb KILL 10; }
+# What a managed database answers right after a failover demotes the writer: reads work, every write
+# by the application's user (no SUPER / READ ONLY ADMIN) fails with error 1290 (ER_OPTION_PREVENTS_STATEMENT).
+mariadb_read_only() {
+  case "$1" in on) ;; off) ;; *) die "usage: local/infra.sh mariadb-read-only on|off" ;; esac
+  is_running mariadb || die "mariadb is not running"
+  mariadb_root -e "SET GLOBAL read_only = $([ "$1" = on ] && echo 1 || echo 0)"
+  log "mariadb: read_only $1"
+}

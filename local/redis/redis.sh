@@ -12,10 +12,10 @@ redis_start_node() {
   is_running "redis-$p" && return 0
   mkdir -p "$dir"
   # AOF (fsync every second) so that stock counters survive `down`/`up` like the MariaDB rows do.
-  # node timeout 15 s: a starved 2-core box must not look like a failed master
+  # the node timeout (a master failed over after it) from HARNESS_PROFILE (local/lib/common.sh)
   start_bg "redis-$p" "$dir/redis.log" "$HARNESS_HOST:$p" \
     redis-server --port "$p" --bind "$HARNESS_HOST" --protected-mode no --dir "$dir" \
-      --cluster-enabled yes --cluster-config-file nodes.conf --cluster-node-timeout 15000 \
+      --cluster-enabled yes --cluster-config-file nodes.conf --cluster-node-timeout "$REDIS_CLUSTER_NODE_TIMEOUT_MS" \
       --cluster-replica-validity-factor 0 --appendonly yes --appendfsync everysec --save '' \
       --maxclients 10000 --tcp-backlog 511 --loglevel notice
 }

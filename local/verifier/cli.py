@@ -25,7 +25,7 @@ import time
 
 from . import machine, report, tokens, waiting_room
 from .harness import Api, Database, log, settled_lag
-from .invariants import Observed, evaluate, verification
+from .invariants import Observed, evaluate, parse_outcomes, verification
 from .settings import Settings
 
 
@@ -61,6 +61,9 @@ def parser():
     v.add_argument("--ignore-thresholds", action="store_true", help="k6 thresholds are reported, not judged")
     v.add_argument("--latency-reported", action="store_true",
                    help="latency thresholds are reported, not judged (failure thresholds still are)")
+    v.add_argument("--outcomes", action="append", default=[],
+                   help="k6 console output with ISSUE_OUTCOME lines (LOG_OUTCOMES=1), once per k6 run: the 202s "
+                        "and rows are then compared per user, not counted")
     v.add_argument("--journeys", help="k6 console output of waiting-room.js (WR_JOURNEY lines)")
     v.add_argument("--sub-window", type=duration_ms, default=6000, dest="sub_window_ms",
                    help="the zone's sub-window as the waiting room is configured with it (2s, 2000ms): order slack")
@@ -124,10 +127,17 @@ def verify(a, settings):
         lag, why = settled_lag(settings, a.lag_timeout)
         if lag is None:
             log(f"consumer lag not checked: {why}")
+    outcomes = None
+    if a.outcomes:
+        lines = []
+        for path in a.outcomes:
+            with open(path, errors="replace") as f:
+                lines.extend(f)
+        outcomes = parse_outcomes(lines)
     observed = Observed(coupon=coupon, quantity=a.quantity, rows=rows, issued=issued, k6=k6,
                         drain_seconds=drain, persist_span_s=span, reconciliation=rec, lag=lag,
                         group=settings.group, judge_thresholds=not a.ignore_thresholds,
-                        latency_reported=a.latency_reported)
+                        latency_reported=a.latency_reported, outcomes=outcomes)
     checks = evaluate(observed)
     room = None
     if a.journeys:

@@ -4,8 +4,35 @@ Pure: `Observed` holds what the harness answered (rows, reconciliation, lag) and
 `evaluate` runs every applicable row of `INVARIANTS` and returns the checks in table order.
 A check's `ok` is True/False, or None for a line that is reported but not judged.
 """
+import re
 from dataclasses import dataclass, field
 from typing import Callable, NamedTuple, Optional
+
+OUTCOME_LINE = re.compile(r"ISSUE_OUTCOME (\S+) (accepted|shed|timed_out)\b")
+
+
+@dataclass(frozen=True)
+class Outcomes:
+    """Who got which answer, from the `ISSUE_OUTCOME <user> <outcome>` lines k6 prints with LOG_OUTCOMES=1
+    (loadtests/lib/api.js): one line per 202, 503 and request without an answer."""
+    accepted: frozenset = frozenset()  # users answered 202
+    ambiguous: frozenset = frozenset()  # users answered 503, or not at all, at least once: may hold a coupon
+    accepted_answers: int = 0  # 202 lines: the log is complete when it equals k6's count of 202s
+
+
+def parse_outcomes(lines):
+    """The Outcomes of k6 console output (any other line is skipped)."""
+    accepted, ambiguous, answers = set(), set(), 0
+    for line in lines:
+        m = OUTCOME_LINE.search(line)
+        if m is None:
+            continue
+        if m[2] == "accepted":
+            accepted.add(m[1])
+            answers += 1
+        else:
+            ambiguous.add(m[1])
+    return Outcomes(frozenset(accepted), frozenset(ambiguous), answers)
 
 
 @dataclass(frozen=True)
@@ -22,6 +49,7 @@ class Observed:
     group: str = "coupon-consumer"
     judge_thresholds: bool = True  # False: --ignore-thresholds
     latency_reported: bool = False  # latency thresholds reported, not judged
+    outcomes: Optional[Outcomes] = None  # per user answers; None: judged by counts only
 
     def k(self, key, default=0):
         return int(self.k6.get(key, default) or 0)
@@ -58,12 +86,38 @@ class Observed:
         return len(self.slots) - len(set(self.slots))
 
     @property
+    def users_in_db(self):
+        return {u for u, _ in self.issued}
+
+    @property
+    def lost_users(self):
+        """Users answered 202 without a row (None without per-user outcomes)."""
+        return None if self.outcomes is None else sorted(self.outcomes.accepted - self.users_in_db)
+
+    @property
     def lost_acceptances(self):
+        """202s without a row: per user when the outcomes are known (one user's lost 202 is not hidden
+        by another's 503 that landed), else by count."""
+        if self.outcomes is not None:
+            return len(self.lost_users)
         return max(0, self.accepted - self.rows)
+
+    @property
+    def users_without_202(self):
+        """Users holding a row who were answered neither 202 nor an ambiguous 503 / no answer (None
+        without per-user outcomes)."""
+        if self.outcomes is None:
+            return None
+        return sorted(self.users_in_db - self.outcomes.accepted - self.outcomes.ambiguous)
 
     @property
     def rows_without_202(self):
         return max(0, self.rows - self.accepted)
+
+    @property
+    def outcomes_complete(self):
+        """The outcome log names every 202 k6 counted (a missing line could be the lost one)."""
+        return self.outcomes is None or self.outcomes.accepted_answers >= self.accepted
 
     @property
     def strangers(self):
@@ -160,14 +214,30 @@ def _(o):
             f"{o.distinct_users} distinct users in {len(o.issued)} rows, {o.duplicate_slots} shared slots")
 
 
+def _some(users, n=5):
+    return ", ".join(users[:n]) + (f" and {len(users) - n} more" if len(users) > n else "")
+
+
 @invariant("every 202 persisted")
 def _(o):
     drained = f", drained in {o.drain_seconds:.1f}s" if o.drain_seconds is not None else ", NOT drained"
-    return o.lost_acceptances == 0, f"{o.rows} rows for {o.accepted} accepted{drained}"
+    if o.outcomes is None:
+        return o.lost_acceptances == 0, f"{o.rows} rows for {o.accepted} accepted{drained}"
+    if not o.outcomes_complete:
+        return False, (f"the outcome log names {o.outcomes.accepted_answers} of the {o.accepted} 202s k6 counted: "
+                       f"cannot judge per user{drained}")
+    lost = o.lost_users
+    return not lost, (f"{len(o.outcomes.accepted)} users answered 202, {len(lost)} of them without a row"
+                      + (f" ({_some(lost)})" if lost else "") + f"; {o.rows} rows{drained}")
 
 
 @invariant("no row without a 202")
 def _(o):
+    if o.outcomes is not None:
+        extra = o.users_without_202
+        return (not extra and o.strangers == 0,
+                f"{len(extra)} users hold a row without a 202 or an ambiguous answer"
+                + (f" ({_some(extra)})" if extra else "") + f", {o.strangers} from users outside this run")
     return (o.rows_without_202 <= o.ambiguous and o.strangers == 0,
             f"{o.rows_without_202} extra rows (allowed up to {o.ambiguous} answered 503 or timed out, "
             f"each possibly landed), {o.strangers} from users outside this run")
@@ -246,6 +316,7 @@ def verification(o, checks):
         "duplicates": o.duplicates,
         "duplicate_slots": o.duplicate_slots,
         "lost_acceptances": o.lost_acceptances,
+        "lost_202_users": o.lost_users,  # None: judged by counts (no outcome log)
         "rows_without_202": o.rows_without_202,
         "strangers": o.strangers,
         "drain_seconds": round(o.drain_seconds, 3) if o.drain_seconds is not None else -1,

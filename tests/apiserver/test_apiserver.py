@@ -234,6 +234,35 @@ def test_entry_key_survives_upgrades_and_toggling_the_waiting_room(chart):
     r.helm("uninstall", r.name, timeout=300)
 
 
+def test_reinstall_over_leftover_kafka_volumes_is_refused(chart):
+    """deleteClaim: false keeps the brokers' volumes after helm uninstall; a new Kafka of the same
+    name on them crash-loops on "Invalid cluster.id" (strimzi issues 10722, 11516). helm install
+    refuses while such claims exist and says how to go on; upgrades are not affected."""
+    r = Release("reinstall", chart, [])
+    create_namespace_with_secrets(r.ns, external_secrets(chart, []))
+    base = values_args(chart, [])
+    claim = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+             "metadata": {"name": f"data-0-{r.name}-kafka-kafka-0", "namespace": r.ns,
+                          "labels": {"strimzi.io/cluster": f"{r.name}-kafka", "strimzi.io/kind": "Kafka"}},
+             "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}
+    kubectl("apply", "--server-side", "--field-manager=chart-test", "-f", "-", input=json.dumps(claim))
+    refused = r.helm("install", r.name, str(chart), *base, "--no-hooks", timeout=300, check=False)
+    assert refused.returncode != 0, "installed over a previous event's Kafka volumes"
+    assert "leftover Kafka volumes" in refused.stderr and "delete pvc -l strimzi.io/cluster=" in refused.stderr, \
+        refused.stderr
+    kubectl("delete", "pvc", "-l", f"strimzi.io/cluster={r.name}-kafka", "--namespace", r.ns, "--wait=false")
+    # No kube-controller-manager here: drop the pvc-protection finalizer as its controller would for
+    # a claim no pod uses.
+    kubectl("patch", "pvc", claim["metadata"]["name"], "--namespace", r.ns, "--type=merge",
+            "-p", '{"metadata":{"finalizers":null}}')
+    assert not kubectl_json("get", "pvc", "--namespace", r.ns)["items"]
+    r.helm("install", r.name, str(chart), *base, "--no-hooks", timeout=300)
+    # An upgrade of the running event, whose own claims exist, goes through.
+    kubectl("apply", "--server-side", "--field-manager=chart-test", "-f", "-", input=json.dumps(claim))
+    r.helm("upgrade", r.name, str(chart), *base, "--no-hooks", timeout=300)
+    r.helm("uninstall", r.name, timeout=300)
+
+
 # ------------------------------------------------------------------------------------ workloads
 
 def test_workloads_have_resources(release):

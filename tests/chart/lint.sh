@@ -59,20 +59,6 @@ counted() {
   fail=$((fail + $(grep -c '^FAIL' <<< "$out" || true)))
 }
 
-# Each service chart alone (its own defaults, the library it vendors): lint and render.
-services=()
-for svc in "$CHART"/charts/*/; do
-  svc=${svc%/}
-  grep -q '^type: application' "$svc/Chart.yaml" || continue
-  services+=("$svc"); n=$((n + 1))
-  if ! out=$(helm lint --strict "$svc" 2>&1 && helm template "ev-alone" "$svc" --namespace ev-alone 2>&1 > "$OUT/alone-$(basename "$svc").yaml"); then
-    echo "FAIL alone charts/$(basename "$svc")"; echo "$out" | sed 's/^/    /'; fail=$((fail + 1))
-  else
-    echo "ok   lint+template charts/$(basename "$svc") alone ($(grep -c '^kind:' "$OUT/alone-$(basename "$svc").yaml") objects)"
-  fi
-done
-counted python3 "$HERE/vendored.py" "${services[@]}"
-
 # The examples' golden renders (tests/chart/golden/, refreshed by make chart-golden).
 counted python3 "$HERE/golden.py" check "$CHART"
 
@@ -137,7 +123,7 @@ must_fail() {
   fi
 }
 must_fail "a misspelled top-level key" "additional properties 'evnet' not allowed|evnet" --set evnet.coupons=1
-must_fail "a misspelled subchart key" "replicaCont" --set couponApi.replicaCont=3
+must_fail "a misspelled component key" "replicaCont" --set couponApi.replicaCont=3
 must_fail "a misspelled Kafka key" "partitons" --set kafka.topic.partitons=12
 must_fail "a misspelled key in a shared shape (\$defs)" "cpus" --set couponConsumer.resources.requests.cpus=1
 must_fail "a wrong type" "partitions|integer" --set-string kafka.topic.partitions=twelve
@@ -149,6 +135,9 @@ must_fail "both bundled and external MySQL" "pick the bundled MySQL" --set mysql
 must_fail "no Redis at all" "no Redis" --set global.externalRedis.nodes=null
 must_fail "an external database without credentials" "needs existingSecret" --set global.externalDatabase.existingSecret=
 must_fail "an event without coupons" "coupons" --set event.coupons=null
+must_fail "a quantity above the services' bound" "maximum|10000000|10,000,000" \
+  --set 'event.coupons[0].id=1' --set 'event.coupons[0].name=huge' --set 'event.coupons[0].quantity=10000001' \
+  --set 'event.coupons[0].opensAt=2026-12-01T10:00:00Z' --set 'event.coupons[0].closesAt=2026-12-01T22:00:00Z'
 must_fail "a coupon closing before it opens" "closesAt must be after opensAt" \
   --set 'event.coupons[0].id=1' --set 'event.coupons[0].name=backwards' --set 'event.coupons[0].quantity=10' \
   --set 'event.coupons[0].opensAt=2026-12-01T10:00:00Z' --set 'event.coupons[0].closesAt=2026-11-30T00:00:00Z'
@@ -156,7 +145,7 @@ must_fail "a load test script that is not shipped" "not one of loadtests" \
   --set loadtest.enabled=true --set loadtest.script=nope.js
 must_fail "min.insync.replicas equal to the replication factor" "minInsyncReplicas" --set kafka.topic.minInsyncReplicas=3
 must_fail "no consumer and no partition count" "set kafka.topic.partitions" --set couponConsumer.enabled=false
-must_fail "an event without the API chart" "hooks run the coupon-api image" --set couponApi.enabled=false
+must_fail "an event without the API" "hooks run the coupon-api image" --set couponApi.enabled=false
 must_fail "a misspelled waiting-room zone key" "budgetPerMinut" \
   --set couponWaitingRoom.zones.main.budgetPerMinut=10
 must_fail "a waiting-room mode that does not exist" "mode" --set couponWaitingRoom.defaults.mode=sometimes

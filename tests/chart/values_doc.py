@@ -1,7 +1,6 @@
 #!/usr/bin/env python3
 """docs/values.md, the table of the chart's values, generated from values.schema.json (types,
-descriptions, the shared shapes in $defs) and the defaults in values.yaml and the service charts'
-values.yaml files. Also checks that the schema is a valid draft-07 schema and that every key in it
+descriptions, the shared shapes in $defs) and the defaults in values.yaml. Also checks that the schema is a valid draft-07 schema and that every key in it
 has a description.
 
 Usage: values_doc.py check    every key described, docs/values.md up to date (chart-lint)
@@ -16,18 +15,11 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = ROOT / "values.schema.json"
 OUT = ROOT / "docs" / "values.md"
-# Values of the service charts live in their own values.yaml; the umbrella's key -> chart folder.
-SUBCHARTS = {"couponApi": "charts/coupon-api", "couponConsumer": "charts/coupon-consumer",
-             "couponWaitingRoom": "charts/coupon-waiting-room"}
 LONG = 70  # defaults longer than this point to the values file instead
 
 
 def defaults() -> dict:
-    values = yaml.safe_load((ROOT / "values.yaml").read_text()) or {}
-    for key, folder in SUBCHARTS.items():
-        sub = yaml.safe_load((ROOT / folder / "values.yaml").read_text()) or {}
-        values[key] = {**sub, **(values.get(key) or {})}
-    return values
+    return yaml.safe_load((ROOT / "values.yaml").read_text()) or {}
 
 
 def lookup(values, path: list[str]):
@@ -38,8 +30,6 @@ def lookup(values, path: list[str]):
     return values, True
 
 
-def source_of(path: list[str]) -> str:
-    return f"{SUBCHARTS[path[0]]}/values.yaml" if path[0] in SUBCHARTS else "values.yaml"
 
 
 def cell(text: str) -> str:
@@ -78,7 +68,7 @@ def default_of(path: list[str], values) -> str:
         return ""
     text = json.dumps(value, ensure_ascii=False)
     if len(text) > LONG:
-        return f"see `{source_of(path)}`"
+        return "see `values.yaml`"
     return f"`{text}`"
 
 
@@ -127,8 +117,7 @@ def render(schema: dict) -> str:
         "# Values of the coupon-event chart",
         "",
         "Generated from `values.schema.json` by `tests/chart/values_doc.py` (`make chart-values-doc`); "
-        "edit the schema, not this page. Defaults come from `values.yaml` and, for `couponApi` and "
-        "`couponConsumer`, from `charts/coupon-api/values.yaml` and `charts/coupon-consumer/values.yaml`. "
+        "edit the schema, not this page. Defaults come from `values.yaml`. "
         "The schema rejects unknown keys everywhere except in the Bitnami sections; "
         "`examples/*.yaml` are complete events to start from.",
         "",

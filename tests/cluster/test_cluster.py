@@ -543,11 +543,12 @@ def test_loadtest_testrun(chart, report):
     invariants hold against the database."""
     run_id = str(int(time.time()))
     parallelism = 2
-    # No --wait: the upgrade adds only the TestRun, whose stages this follows itself.
+    t0 = report.event(f"helm upgrade: loadtest.runId={run_id}, parallelism {parallelism}")
+    # No --wait: the upgrade adds only the TestRun, whose stages this follows itself (the upgrade's
+    # hooks take long enough here that it has often finished by then).
     helm("upgrade", RELEASE, chart, "-n", NS, "-f", str(VALUES), "--set",
          f"loadtest.enabled=true,loadtest.runId={run_id},loadtest.parallelism={parallelism}",
          "--timeout", f"{SLOW}s", timeout=SLOW + 60)
-    t0 = report.event(f"helm upgrade: loadtest.runId={run_id}, parallelism {parallelism}")
     trs = kubectl_json("-n", NS, "get", "testruns.k6.io")["items"]
     assert len(trs) == 1, [t["metadata"]["name"] for t in trs]
     name = trs[0]["metadata"]["name"]

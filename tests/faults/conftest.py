@@ -20,6 +20,7 @@ from verifier.settings import Settings  # noqa: E402
 
 SETTINGS = Settings.from_env()
 API_PORT = 8080 + SETTINGS.offset
+ROOM_PORT = 8070 + SETTINGS.offset  # the waiting room (tests/faults/run.sh starts it for this suite)
 RUN_DIR = pathlib.Path(os.environ["RUN_DIR"])
 # A request with no answer within this long counts as hanging: the API answers in milliseconds.
 TIMEOUT_S = 15
@@ -33,14 +34,14 @@ class Answer:
         return f"<{self.status} in {self.seconds:.2f}s: {self.body[:200]!r}>"
 
 
-def request(method, path, body=None, headers=None, timeout=TIMEOUT_S):
+def request(method, path, body=None, headers=None, timeout=TIMEOUT_S, port=API_PORT):
     """One request on a fresh connection; raw bytes in and out, so nothing is normalised on the way.
     Returns an Answer; status 0 when the server closed the connection without an answer."""
-    conn = http.client.HTTPConnection("127.0.0.1", API_PORT, timeout=timeout)
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     start = time.time()
     try:
         conn.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
-        conn.putheader("Host", f"127.0.0.1:{API_PORT}")
+        conn.putheader("Host", f"127.0.0.1:{port}")
         for name, value in (headers or {}).items():
             conn.putheader(name, value)
         if body is not None:

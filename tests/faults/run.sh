@@ -12,6 +12,12 @@ cd "$ROOT"
 export JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
 export PATH="$ROOT/.tools/bin:$JAVA_HOME/bin:$PATH"
 export PORT_OFFSET="${FAULTS_PORT_OFFSET:-2000}" RUN_DIR="${FAULTS_RUN_DIR:-$ROOT/.run/infra-faults}"
+# The failure detection the harness starts with (local/lib/common.sh): slow-host (an 18 s broker
+# session) by default, FAULTS_PROFILE=product for what the chart ships (9 s). On the shared 2-core
+# machine at a load of 50-65, kafka-broker failed twice in three runs with product (late users
+# stranded after a restarted broker's sends failed) and passed with slow-host (docs/reliability.md).
+# A harness already running keeps its own: every scenario reports the timeouts in force.
+export HARNESS_PROFILE="${FAULTS_PROFILE:-slow-host}"
 # Correctness runs of a few hundred users: the benchmark's 3 GiB API heap is not needed.
 export API_JAVA_OPTS="${API_JAVA_OPTS:--Xms768m -Xmx768m -XX:+UseParallelGC}"
 export CONSUMER_JAVA_OPTS="${CONSUMER_JAVA_OPTS:--Xms384m -Xmx384m -XX:+UseSerialGC}"
@@ -31,6 +37,8 @@ if [ "${FAULTS:-all}" != none ]; then
   PYTHONDONTWRITEBYTECODE=1 "$python" tests/faults/faults.py --only "${FAULTS:-all}" || rc=1
 fi
 if [ "${FAULTS_ABUSE:-1}" = 1 ]; then
+  # the abuse suite addresses the waiting room too (test_bad_input_room.py)
+  harness_ready $((8071 + PORT_OFFSET)) || local/services.sh up waiting-room || rc=1
   tests/pytest.sh tests/faults || rc=1
 fi
 exit $rc

@@ -276,20 +276,25 @@ def test_odd_headers_never_5xx(coupon, name, value):
     assert_not_5xx(answer, f"header {name!r}: {value[:40]!r}")
 
 
-def test_duplicate_authorization_headers_are_refused(coupon):
-    """Two different tokens in one request: nobody is authenticated as either."""
+def status_with_two_credentials(path, a, b, port=API_PORT):
+    """The status of a POST to `path` carrying two Authorization headers, the tokens of `a` and `b`."""
     import http.client
 
-    a, b = fresh_sub("dup"), fresh_sub("dup")
-    conn = http.client.HTTPConnection("127.0.0.1", API_PORT, timeout=TIMEOUT_S)
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=TIMEOUT_S)
     try:
-        conn.putrequest("POST", issue_path(coupon))
+        conn.putrequest("POST", path)
         conn.putheader("Authorization", f"Bearer {token(a)}")
         conn.putheader("Authorization", f"Bearer {token(b)}")
         conn.endheaders()
-        status = conn.getresponse().status
+        return conn.getresponse().status
     finally:
         conn.close()
+
+
+def test_duplicate_authorization_headers_are_refused(coupon):
+    """Two different tokens in one request: nobody is authenticated as either."""
+    a, b = fresh_sub("dup"), fresh_sub("dup")
+    status = status_with_two_credentials(issue_path(coupon), a, b)
     assert status == 400, status
     refused(coupon, a)
     refused(coupon, b)
@@ -306,9 +311,9 @@ def test_a_huge_body_is_refused_with_413(coupon):
     refused(coupon, sub)
 
 
-def idle_close_seconds(payload, limit):
+def idle_close_seconds(payload, limit, port=API_PORT):
     """Sends `payload` and stalls; seconds until the server answers or closes (None: still open)."""
-    s = socket.create_connection(("127.0.0.1", API_PORT), timeout=limit)
+    s = socket.create_connection(("127.0.0.1", port), timeout=limit)
     try:
         s.sendall(payload)
         start = time.time()
@@ -324,21 +329,26 @@ def idle_close_seconds(payload, limit):
 STALL_LIMIT_S = 25  # the service's server.tomcat.connection-timeout (20 s) and a margin
 
 
-def test_a_stalled_request_is_dropped(coupon):
-    """Slow clients (headers or body never finished) do not hold a connection for ever: the server
-    answers or closes it within its connection timeout."""
+def assert_stalls_dropped(path, tok, port=API_PORT):
+    """A request to `path` whose headers, or whose body, never end is answered or closed within the
+    server's connection timeout."""
     from concurrent.futures import ThreadPoolExecutor
 
-    tok = token(fresh_sub("stall"))
     stalls = {
-        "headers never end": f"POST {issue_path(coupon)} HTTP/1.1\r\nHost: x\r\n".encode(),
-        "body never ends": (f"POST {issue_path(coupon)} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {tok}\r\n"
+        "headers never end": f"POST {path} HTTP/1.1\r\nHost: x\r\n".encode(),
+        "body never ends": (f"POST {path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {tok}\r\n"
                             f"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{{").encode(),
     }
     with ThreadPoolExecutor(len(stalls)) as pool:
-        took = dict(zip(stalls, pool.map(lambda p: idle_close_seconds(p, STALL_LIMIT_S + 10), stalls.values())))
+        took = dict(zip(stalls, pool.map(lambda p: idle_close_seconds(p, STALL_LIMIT_S + 10, port), stalls.values())))
     slow = {k: v for k, v in took.items() if v is None or v > STALL_LIMIT_S}
     assert not slow, f"connections held longer than {STALL_LIMIT_S}s: {took}"
+
+
+def test_a_stalled_request_is_dropped(coupon):
+    """Slow clients (headers or body never finished) do not hold a connection for ever: the server
+    answers or closes it within its connection timeout."""
+    assert_stalls_dropped(issue_path(coupon), token(fresh_sub("stall")))
 
 
 # ---- unicode user ids -------------------------------------------------------------------------------

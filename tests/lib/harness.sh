@@ -5,6 +5,9 @@
 #                 (local/services.sh), plus the waiting room when named, unless they already answer
 #                 ready; fails if any fails
 #   harness_down  stops only what harness_up started; KEEP=1 leaves it running
+# The pinned tools and the JDK, as the Makefile puts them on PATH (for a runner started by hand).
+export JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}" PORT_OFFSET="${PORT_OFFSET:-0}"
+export PATH="$PWD/.tools/bin:$JAVA_HOME/bin:$PATH"
 harness_started_infra=0
 harness_started_services=0
 

@@ -3,7 +3,7 @@
 # a short run of each scenario against the local stack, each followed by the invariant checks of
 # the verifier (local/verify.sh). k6 exits non-zero when a threshold fails; the verifier exits
 # non-zero when an invariant fails. Finally the verifier is shown runs that must FAIL (a lost
-# acceptance, a user who gave up) or only report (a missed latency target).
+# acceptance, counted or of one user, a user who gave up) or only report (a missed latency target).
 # The stack (PORT_OFFSET, RUN_DIR) is started if it is not running and stopped again if it was
 # started here (KEEP=1 leaves it running); results go to OUT_DIR (build/loadtests).
 set -euo pipefail
@@ -18,7 +18,7 @@ export P95_MS=${P95_MS:-2000} P99_MS=${P99_MS:-5000} LATENCY_JUDGED=1
 OUT=${OUT_DIR:-$ROOT/build/loadtests}
 mkdir -p "$OUT"
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
-rm -f "$OUT"/*.json "$OUT"/*.txt
+rm -f "$OUT"/*.json "$OUT"/*.txt "$OUT"/*.log
 failures=() passed=0
 pass() { echo "--- PASS $*"; passed=$((passed + 1)); }
 fail() { echo "--- FAIL $*"; failures+=("$*"); }
@@ -42,20 +42,22 @@ export DB_URL DB_USER DB_PASSWORD KAFKA_BOOTSTRAP
 base=$(date +%s%3N)
 runs=0
 
-# run NAME SCRIPT QUANTITY [VAR=value...]: register a coupon, run the scenario, verify.
+# run NAME SCRIPT QUANTITY [VAR=value...]: register a coupon, run the scenario, verify (per user: k6
+# names each 202, 503 and unanswered request's user in $OUT/NAME-k6.log, LOG_OUTCOMES=1).
 run() {
   local name=$1 script=$2 quantity=$3; shift 3
   local coupon=$((base + runs)); runs=$((runs + 1))
   echo "--- $name: $script on coupon $coupon (quantity $quantity) $*"
   local/verify.sh register --coupon "$coupon" --quantity "$quantity" || { fail "$name: register"; return; }
-  if env COUPON_ID="$coupon" SUMMARY_PATH="$OUT/$name-k6.json" "$@" loadtests/run.sh "$script" --quiet; then
+  if env COUPON_ID="$coupon" SUMMARY_PATH="$OUT/$name-k6.json" LOG_OUTCOMES=1 "$@" loadtests/run.sh "$script" --quiet \
+      2> >(tee "$OUT/$name-k6.log" | grep -v ISSUE_OUTCOME >&2); then
     pass "$name: k6 thresholds"
   else
     fail "$name: k6 thresholds (exit $?)"
   fi
   if [ ! -s "$OUT/$name-k6.json" ]; then fail "$name: no k6 summary"; return; fi
   if local/verify.sh verify --k6 "$OUT/$name-k6.json" --quantity "$quantity" --drain-timeout 60 \
-      --out "$OUT/$name.json"; then
+      --outcomes "$OUT/$name-k6.log" --out "$OUT/$name.json"; then
     pass "$name: invariants"
   else
     fail "$name: invariants"
@@ -107,6 +109,23 @@ if [ -s "$OUT/spike-k6.json" ]; then
   fi
 else
   fail "verifier self-test: no spike summary"
+fi
+
+echo "--- verifier self-test: one user's 202 without a row must FAIL per user, however the counts add up"
+if [ -s "$OUT/spike-k6.json" ] && [ -s "$OUT/spike-k6.log" ]; then
+  # The real run's outcome log plus a 202 to a user who holds no row; k6's counts left as they were.
+  { cat "$OUT/spike-k6.log"; echo 'level=info msg="ISSUE_OUTCOME nobody-1 accepted" source=console'; } \
+    > "$OUT/lost-user-k6.log"
+  if local/verify.sh verify --k6 "$OUT/spike-k6.json" --quantity "$SPIKE_QUANTITY" --drain-timeout 2 \
+      --reconcile-timeout 1 --no-kafka --outcomes "$OUT/lost-user-k6.log" > "$OUT/lost-user.txt" 2>&1; then
+    fail "verifier accepted a user's lost 202"; cat "$OUT/lost-user.txt"
+  elif grep -q "FAIL  every 202 persisted .*1 of them without a row (nobody-1)" "$OUT/lost-user.txt"; then
+    pass "verifier caught the user's lost 202"
+  else
+    fail "verifier failed for another reason"; cat "$OUT/lost-user.txt"
+  fi
+else
+  fail "verifier self-test: no spike summary or outcome log"
 fi
 
 echo "--- verifier self-test: --latency-reported (make demo) reports a missed latency target, still judges failures"

@@ -4,7 +4,7 @@ the chart renders (command, args, env), and `java -XX:+PrintFlagsFinal` to read 
 
 jib's jvmFlags sit on the java command line. JAVA_TOOL_OPTIONS (JNI_CreateJavaVM) and
 JDK_JAVA_OPTIONS (the launcher) are both read before it, so neither can override them; the chart
-therefore starts java itself (charts/coupon-lib, coupon-lib.javaCommand)."""
+therefore starts java itself (templates/lib, coupon-lib.javaCommand)."""
 from __future__ import annotations
 
 import json

@@ -3,12 +3,14 @@ for the upstream charts that publish no schema, against pinned lists of the keys
 from __future__ import annotations
 
 import copy
+import ipaddress
 import json
 import re
 from pathlib import Path
 
 import jsonschema
 import pytest
+import yaml
 
 from kube import ROOT, SHARED, load_yaml
 
@@ -94,18 +96,25 @@ def test_skaffold_hands_the_built_images_to_the_chart(skaffold, chart_dir):
     release = skaffold["deploy"]["helm"]["releases"][0]
     assert release["chartPath"] == "."
     templates = release["setValueTemplates"]
-    # Value paths go through the dependency's alias (Chart.yaml), not the subchart's directory name.
-    deps = {d["name"]: d for d in load_yaml(chart_dir / "Chart.yaml")["dependencies"]}
-    for image in ("coupon-api", "coupon-consumer"):
-        key = deps[image].get("alias", image)
+    # Value paths go through the component's values key (templates/_components.tpl).
+    components = _components(chart_dir)
+    values = load_yaml(chart_dir / "values.yaml")
+    for image in ("coupon-api", "coupon-consumer", "coupon-waiting-room"):
+        key = components[image]["valuesKey"]
         repo_key, tag_key = f"{key}.image.repository", f"{key}.image.tag"
         assert templates[repo_key] == "{{.IMAGE_REPO_%s}}" % _sanitized(image)
         assert "{{.IMAGE_TAG_%s}}" % _sanitized(image) in templates[tag_key]
-        # The path must exist in the subchart's values, or helm would silently ignore it.
-        sub_values = load_yaml(chart_dir / "charts" / image / "values.yaml")
-        assert "repository" in sub_values["image"] and "tag" in sub_values["image"], image
-    assert not [k for k in templates if k.split(".")[0] not in
-                {d.get("alias", d["name"]) for d in deps.values()}], "a value path outside the subcharts"
+        # The path must exist in the chart's values, or helm would silently ignore it.
+        assert "repository" in values[key]["image"] and "tag" in values[key]["image"], image
+    keys = {c["valuesKey"] for c in components.values()}
+    assert not [k for k in templates if k.split(".")[0] not in keys], "a value path outside the components"
+
+
+def _components(chart_dir) -> dict:
+    """The components map of templates/_components.tpl (a YAML body inside a define)."""
+    text = (chart_dir / "templates" / "_components.tpl").read_text()
+    body = re.search(r'define "coupon-event.components" -}}\n(.*?)\n{{- end', text, re.S).group(1)
+    return yaml.safe_load(body)
 
 
 def test_skaffold_profiles_point_at_existing_values(skaffold, chart_dir):
@@ -177,6 +186,23 @@ def test_enforced_policies_let_keda_read_the_brokers(cluster, chart_dir):
             "podSelector": {"matchLabels": {"app.kubernetes.io/name": "keda-operator"}}} in peers
     assert "operator" not in (load_yaml(ROOT / "operators" / "values" / "keda.yaml") or {}), \
         "operator.name renamed: the chart's peer would miss KEDA's operator"
+
+
+def test_store_egress_default_covers_the_cluster_vpc(cluster):
+    """networkPolicy.externalEgress (the default path to stores outside the release) must contain
+    the VPC the cluster is created in; eksctl's VPC is 192.168.0.0/16 unless vpc.cidr says otherwise."""
+    vpc = ipaddress.ip_network((cluster.get("vpc") or {}).get("cidr", "192.168.0.0/16"))
+    blocks = [ipaddress.ip_network(p["ipBlock"]["cidr"])
+              for p in load_yaml(ROOT / "values.yaml")["networkPolicy"]["externalEgress"] if "ipBlock" in p]
+    assert any(vpc.subnet_of(b) for b in blocks), f"VPC {vpc} outside the egress default {blocks}"
+
+
+def test_region_is_one_parameter(cluster):
+    """The region: metadata.region, and every availability zone of the cluster inside it."""
+    region = cluster["metadata"]["region"]
+    assert cluster["availabilityZones"] and all(z.startswith(region) for z in cluster["availabilityZones"])
+    for g in cluster["managedNodeGroups"]:
+        assert all(z.startswith(region) for z in g.get("availabilityZones", [])), g["name"]
 
 
 def autoscaled_pools(cluster) -> list[dict]:

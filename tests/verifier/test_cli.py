@@ -11,6 +11,7 @@ from verifier.settings import Settings
     "verify --k6 s.json --quantity 40 --drain-timeout 60 --out o.json",
     "verify --k6 s.json --quantity 40 --drain-timeout 2 --reconcile-timeout 1 --no-kafka",
     "verify --k6 s.json --quantity 40 --ignore-thresholds --latency-reported --lag-timeout 5 --coupon 42",
+    "verify --k6 s.json --quantity 40 --outcomes main-k6.log --outcomes late-k6.log",
     "cpu snapshot before.json", "cpu diff before.json --cpu-seconds k6=3.5", "cpu watch spike.json --for 10s --tail 2s",
     "quiet --max-cores 0.5 --hold 3 --timeout 60",
     "report --main m --soldout s --json j --markdown md --cpu c --sustained t --gauge g",
@@ -18,6 +19,12 @@ from verifier.settings import Settings
 ])
 def test_every_subcommand_parses(argv):
     assert parser().parse_args(argv.split()).cmd == argv.split()[0]
+
+
+def test_outcomes_take_one_log_per_k6_run():
+    a = parser().parse_args("verify --k6 s.json --outcomes main-k6.log --outcomes late-k6.log".split())
+    assert a.outcomes == ["main-k6.log", "late-k6.log"]
+    assert parser().parse_args("verify --k6 s.json".split()).outcomes == []
 
 
 def test_timed_passes_the_command_through():

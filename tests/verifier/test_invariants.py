@@ -2,7 +2,7 @@ import dataclasses
 
 import pytest
 
-from verifier.invariants import INVARIANTS, Observed, evaluate, is_latency, verification
+from verifier.invariants import INVARIANTS, Observed, evaluate, is_latency, parse_outcomes, verification
 
 K6 = {"scenario": "spike", "coupon_id": "7", "requests": 6, "accepted": 3, "duplicate": 1, "sold_out": 2,
       "not_open": 0, "shed": 0, "timed_out": 0, "unexpected": 0, "gave_up": 0, "requesters": 5,
@@ -130,3 +130,67 @@ def test_verification_figures():
     assert res["persist_rps"] == 6.0 and res["drain_seconds"] == -1 and res["kafka_lag"] == -1
     assert res["over_issue"] == 0 and res["coupon_id"] == 7
     assert res["checks"]["every 202 persisted"] is True
+
+
+# A lost 202 hidden by a 503 that landed: quantity 4; user-0, user-1 and user-2 got 202; user-3 got a
+# 503 whose reservation landed anyway (its retry answered 409); user-4 got 410; user-1's record was
+# lost, its slot released as stale and sold to user-5 (202). 4 rows for 4 202s: the counts agree, the
+# users do not.
+HIDDEN_K6 = {**K6, "requests": 7, "accepted": 4, "duplicate": 1, "sold_out": 1, "shed": 1, "requesters": 6,
+             "confirmed": 0, "unconfirmed": 0, "users": 6}
+HIDDEN_LOG = [
+    'time="2026-11-28T15:00:00Z" level=info msg="ISSUE_OUTCOME user-0 accepted" source=console',
+    'time="2026-11-28T15:00:00Z" level=info msg="ISSUE_OUTCOME user-1 accepted" source=console',
+    'time="2026-11-28T15:00:00Z" level=info msg="ISSUE_OUTCOME user-2 accepted" source=console',
+    'time="2026-11-28T15:00:00Z" level=info msg="ISSUE_OUTCOME user-3 shed" source=console',
+    "some other k6 line",
+    'time="2026-11-28T15:00:09Z" level=info msg="ISSUE_OUTCOME user-5 accepted" source=console',
+]
+
+
+def hidden(**changes):
+    o = good(quantity=4, rows=4, issued=[("user-0", 1), ("user-5", 2), ("user-2", 3), ("user-3", 4)],
+             k6=dict(HIDDEN_K6), reconciliation={**REC, "redisIssued": 4, "mysqlRows": 4},
+             outcomes=parse_outcomes(HIDDEN_LOG))
+    return dataclasses.replace(o, **changes)
+
+
+def test_a_lost_202_is_not_hidden_by_a_503_that_landed():
+    o = hidden()
+    assert failed(o) == ["every 202 persisted"]
+    assert "user-1" in by_name(evaluate(o))["every 202 persisted"].detail
+    assert verification(o, evaluate(o))["lost_acceptances"] == 1
+    assert verification(o, evaluate(o))["lost_202_users"] == ["user-1"]
+    # Counted, the same run passed: 4 rows for 4 202s.
+    assert failed(hidden(outcomes=None)) == []
+
+
+def test_every_202_persisted_per_user():
+    rows = [("user-0", 1), ("user-1", 2), ("user-2", 3), ("user-3", 4), ("user-5", 5)]
+    o = hidden(quantity=5, rows=5, issued=rows, reconciliation={**REC, "redisIssued": 5, "mysqlRows": 5})
+    assert failed(o) == []
+    assert verification(o, evaluate(o))["lost_acceptances"] == 0
+
+
+def test_a_row_needs_a_202_or_an_ambiguous_answer_of_its_user():
+    # user-4 (answered 410) holds a row, user-3 (a 503 that landed) does not: one row without a 202,
+    # though the 503 would allow one extra row by count.
+    rows = [("user-0", 1), ("user-1", 2), ("user-2", 3), ("user-4", 4), ("user-5", 5)]
+    o = hidden(quantity=5, rows=5, issued=rows, reconciliation={**REC, "redisIssued": 5, "mysqlRows": 5})
+    assert failed(o) == ["no row without a 202"]
+    assert "user-4" in by_name(evaluate(o))["no row without a 202"].detail
+
+
+def test_an_incomplete_outcome_log_fails_rather_than_judging_fewer_users():
+    # k6 counted 4 202s, the log names 3: a user missing from the log could be the lost one.
+    o = hidden(outcomes=parse_outcomes(HIDDEN_LOG[:3] + HIDDEN_LOG[4:5]))
+    checks = by_name(evaluate(o))
+    assert checks["every 202 persisted"].ok is False
+    assert "3 of the 4 202s" in checks["every 202 persisted"].detail
+
+
+def test_parse_outcomes():
+    out = parse_outcomes(HIDDEN_LOG + ['msg="ISSUE_OUTCOME user-1 accepted"', 'msg="ISSUE_OUTCOME user-7 timed_out"'])
+    assert out.accepted == {"user-0", "user-1", "user-2", "user-5"}
+    assert out.ambiguous == {"user-3", "user-7"}
+    assert out.accepted_answers == 5

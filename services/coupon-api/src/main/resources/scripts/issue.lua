@@ -9,7 +9,10 @@
 -- -8 past the deadline: a call replayed after its caller was answered (a client re-sending its
 -- buffered commands after a failover) must not reserve for a user who was told nothing was;
 -- -9 the gate is on and the request has no valid entry token.
--- A duplicate (-5) carries the user's existing reservation: its slot and reservedAtMs.
+-- A duplicate (-5) carries the user's existing reservation: its slot and reservedAtMs. The API sends
+-- that reservation again before answering 409, so it is stamped "slot:reservedAtMs:resentAtMs": a
+-- release that read it before (release.lua compares the whole value) no longer matches, and the
+-- reconciler counts staleness from the re-send.
 local meta = redis.call('HMGET', KEYS[1], 'quantity', 'opensAt', 'closesAt', 'paused', 'held')
 -- Missing state is never fresh stock: it was lost and must be rebuilt from MySQL first.
 if not meta[1] then return {-1, 0, 0, 0} end
@@ -22,7 +25,11 @@ if now >= tonumber(meta[3]) then return {-3, 0, 0, now} end
 local mine = redis.call('HGET', KEYS[2], ARGV[1])
 if mine then
   local sep = string.find(mine, ':', 1, true)
-  return {-5, tonumber(string.sub(mine, 1, sep - 1)), 0, tonumber(string.sub(mine, sep + 1))}
+  local slot = string.sub(mine, 1, sep - 1)
+  local resent = string.find(mine, ':', sep + 1, true)
+  local reservedAt = string.sub(mine, sep + 1, resent and resent - 1 or nil)
+  redis.call('HSET', KEYS[2], ARGV[1], slot .. ':' .. reservedAt .. ':' .. now)
+  return {-5, tonumber(slot), 0, tonumber(reservedAt)}
 end
 local quantity = tonumber(meta[1])
 local used = redis.call('HLEN', KEYS[2])

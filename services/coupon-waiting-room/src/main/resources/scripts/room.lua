@@ -2,19 +2,22 @@
 -- KEYS: 1 queue (zset user -> first arrival ms), 2 admitted (zset user -> admission ms),
 --       3 seen (zset user -> last call ms), 4 meta (hash), 5 sold-out coupons (set),
 --       6 closed coupons (set), 7 eta (hash user -> "predictedAdmissionMs:joinedMs")
--- ARGV: 1 op (join|poll|tick), 2 user, 3 coupon, 4 now ms, 5 default budget/min,
---       6 default mode (auto|on|off), 7 sub-window ms, 8 entry ttl ms
+-- ARGV: 1 op (join|poll|tick), 2 user, 3 coupon, 4 default budget/min,
+--       5 default mode (auto|on|off), 6 sub-window ms, 7 entry ttl ms
+-- Every time is the Redis node's (TIME), never a pod's: the queue's order is the order of arrival
+-- whatever the clocks of the pods that call it.
 -- Returns {state, position, etaMs, admittedAt, admittedNow, toldSoldOut, predictedAt, joinedAt,
 --          active, queueLength, joined}
 local q, adm, seen, meta, soldout, closed, eta = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
 local op, user, coupon = ARGV[1], ARGV[2], ARGV[3]
-local now = tonumber(ARGV[4])
-local W = tonumber(ARGV[7])
-local ttl = tonumber(ARGV[8])
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+local W = tonumber(ARGV[6])
+local ttl = tonumber(ARGV[7])
 
 local m = redis.call('HMGET', meta, 'budget', 'mode', 'paused', 'active', 'win', 'prequeue', 'opensAt', 'mi', 'c', 'p')
-local budget = tonumber(m[1]) or tonumber(ARGV[5])
-local mode = m[2] or ARGV[6]
+local budget = tonumber(m[1]) or tonumber(ARGV[4])
+local mode = m[2] or ARGV[5]
 local paused = m[3] == '1'
 local active = m[4] == '1'
 local win = tonumber(m[5]) or 0

@@ -44,7 +44,8 @@ final class ServiceProcess implements AutoCloseable {
 		String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
 		// A fixed heap and a metaspace threshold above what the services load: heap
 		// growth and metaspace-triggered full collections are slow on a starved 2-core
-		// box (docs/decisions/0010-c1-and-fixed-heaps-in-the-harness.md).
+		// box
+		// (../../../../../../../../local/decisions/0010-c1-and-fixed-heaps-in-the-harness.md).
 		ProcessBuilder pb = new ProcessBuilder(java, "-Xms1g", "-Xmx1g", "-XX:MetaspaceSize=256m", "-XX:+UseSerialGC",
 				"-XX:TieredStopAtLevel=1", "-jar", extracted(java, logs.getParent()).toString());
 		pb.environment().putAll(env);

@@ -3,6 +3,7 @@ package io.couponevent.testsupport;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
@@ -94,17 +95,35 @@ public final class Harness {
 	}
 
 	/**
-	 * Runs {@code local/infra.sh <command>} with the caller's PORT_OFFSET/RUN_DIR
-	 * (inherited env).
+	 * Runs {@code local/infra.sh <command> [arguments]} with the caller's
+	 * PORT_OFFSET/RUN_DIR (inherited env).
 	 */
-	public static void infra(String command) throws IOException, InterruptedException {
-		Process process = new ProcessBuilder(repoRoot().resolve("local/infra.sh").toString(), command)
-			.directory(repoRoot().toFile())
-			.inheritIO()
-			.start();
+	public static void infra(String command, String... arguments) throws IOException, InterruptedException {
+		List<String> line = new ArrayList<>(List.of(repoRoot().resolve("local/infra.sh").toString(), command));
+		line.addAll(List.of(arguments));
+		Process process = new ProcessBuilder(line).directory(repoRoot().toFile()).inheritIO().start();
 		if (!process.waitFor(infraTimeout().toSeconds(), TimeUnit.SECONDS) || process.exitValue() != 0) {
-			throw new IllegalStateException("local/infra.sh " + command + " failed");
+			throw new IllegalStateException(
+					"local/infra.sh " + String.join(" ", line.subList(1, line.size())) + " failed");
 		}
+	}
+
+	/**
+	 * Runs {@code local/infra.sh <command> [arguments]} (a read such as {@code pid} or
+	 * {@code redis-master-of}) and returns what it printed.
+	 */
+	public static String infraOutput(String command, String... arguments) throws IOException, InterruptedException {
+		List<String> line = new ArrayList<>(List.of(repoRoot().resolve("local/infra.sh").toString(), command));
+		line.addAll(List.of(arguments));
+		Process process = new ProcessBuilder(line).directory(repoRoot().toFile())
+			.redirectError(ProcessBuilder.Redirect.INHERIT)
+			.start();
+		String output = new String(process.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+		if (!process.waitFor(infraTimeout().toSeconds(), TimeUnit.SECONDS) || process.exitValue() != 0) {
+			throw new IllegalStateException(
+					"local/infra.sh " + String.join(" ", line.subList(1, line.size())) + " failed");
+		}
+		return output.trim();
 	}
 
 	private static Duration seconds(String name, long fallback) {

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Date;
 import java.util.List;
+import java.util.Map;
 
 import com.nimbusds.jose.JOSEException;
 import com.nimbusds.jose.JWSAlgorithm;
@@ -58,7 +59,35 @@ public final class Tokens {
 		if (sub != null) {
 			claims.subject(sub);
 		}
-		SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.HS256), claims.build());
+		return sign(secret, claims.build());
+	}
+
+	/**
+	 * A token valid for ten minutes, signed with the harness's secret, with these extra
+	 * claims ({@code iss}, {@code aud}, ...).
+	 */
+	public static String withClaims(String sub, List<String> roles, Map<String, Object> claims) {
+		return withClaims(sub, roles, claims, Instant.now().plus(VALID_FOR));
+	}
+
+	/** As {@link #withClaims}, but without {@code exp}: a token that never expires. */
+	public static String withoutExpiry(String sub, List<String> roles, Map<String, Object> claims) {
+		return withClaims(sub, roles, claims, null);
+	}
+
+	private static String withClaims(String sub, List<String> roles, Map<String, Object> claims, Instant expiresAt) {
+		JWTClaimsSet.Builder builder = new JWTClaimsSet.Builder().issueTime(new Date())
+			.subject(sub)
+			.claim("roles", roles);
+		if (expiresAt != null) {
+			builder.expirationTime(Date.from(expiresAt));
+		}
+		claims.forEach(builder::claim);
+		return sign(Harness.JWT_SECRET, builder.build());
+	}
+
+	private static String sign(String secret, JWTClaimsSet claims) {
+		SignedJWT jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.HS256), claims);
 		try {
 			jwt.sign(new MACSigner(secret.getBytes(StandardCharsets.UTF_8)));
 		}

@@ -4,12 +4,16 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import io.couponevent.common.entry.EntryGate;
 import io.couponevent.testsupport.Eventually;
@@ -27,7 +31,9 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.tomcat.TomcatWebServer;
 import org.springframework.boot.web.server.servlet.context.ServletWebServerApplicationContext;
 import org.springframework.core.env.Environment;
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.ZSetOperations;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -44,16 +50,7 @@ class WaitingRoomApiTest {
 
 	private static final long LEAVERS_COUPON = 9000000001L;
 
-	private static final CouponApiStandIn API;
-
-	static {
-		try {
-			API = new CouponApiStandIn();
-		}
-		catch (java.io.IOException ex) {
-			throw new IllegalStateException(ex);
-		}
-	}
+	private static final CouponApiStandIn API = CouponApiStandIn.start();
 
 	private static final JsonMapper JSON = JsonMapper.builder().build();
 
@@ -68,9 +65,26 @@ class WaitingRoomApiTest {
 	@Autowired
 	ServletWebServerApplicationContext context;
 
+	/** A rebranded page's files, as the chart mounts them over the built-in ones. */
+	private static final Path PAGE_DIR = pageDir();
+
 	@DynamicPropertySource
 	static void api(DynamicPropertyRegistry registry) {
 		registry.add("coupon.waiting-room.api-url", API::url);
+		registry.add("coupon.waiting-room.page-dir", PAGE_DIR::toString);
+	}
+
+	private static Path pageDir() {
+		try {
+			Path dir = Files.createTempDirectory("room-page");
+			Files.writeString(dir.resolve("config.json"), "{\"title\": {\"en\": \"Rebranded\"}}");
+			dir.toFile().deleteOnExit();
+			dir.resolve("config.json").toFile().deleteOnExit();
+			return dir;
+		}
+		catch (java.io.IOException ex) {
+			throw new java.io.UncheckedIOException(ex);
+		}
 	}
 
 	record Reply(int status, JsonNode body) {
@@ -274,6 +288,73 @@ class WaitingRoomApiTest {
 				"coupon_waiting_room_sold_out_total{application=\"coupon-waiting-room\",zone=\"" + zone + "\"} 5.0");
 	}
 
+	/**
+	 * Issue 37, item 9: the API's SOLD_OUT can be transient (held and stale units count
+	 * as issued until they come back), CLOSED ends when an admin extends closesAt, and a
+	 * coupon can be registered again: the room follows the coupon back to OPEN.
+	 */
+	@Test
+	void aSellOutOrAClosingThatEndsLetsUsersInAgain() throws Exception {
+		long coupon = Harness.uniqueCouponId();
+		assertThat(join(coupon, "before").text("state")).isEqualTo("ADMITTED");
+		for (String state : List.of("SOLD_OUT", "CLOSED")) {
+			API.state(coupon, state);
+			assertThat(Eventually
+				.await(Duration.ofSeconds(20), () -> join(coupon, "during-" + state),
+						(r) -> state.equals(r.text("state")))
+				.text("state")).isEqualTo(state);
+			API.state(coupon, "OPEN");
+			assertThat(Eventually
+				.await(Duration.ofSeconds(20), () -> join(coupon, "after-" + state),
+						(r) -> "ADMITTED".equals(r.text("state")))
+				.text("state")).as("after " + state).isEqualTo("ADMITTED");
+		}
+	}
+
+	/**
+	 * Issue 37, item 8: the gates are renewed on their own schedule. The coupon lookups
+	 * block (up to 3 s each when the API is slow); when the renewal waited for them, six
+	 * slow coupons made a round longer than the gate's 15 s TTL and the gates lapsed: the
+	 * API then took issuances without an entry token.
+	 */
+	@Test
+	void slowCouponLookupsDoNotLetTheGatesLapse() throws Exception {
+		List<Long> coupons = new ArrayList<>();
+		for (int i = 0; i < 6; i++) {
+			long coupon = Harness.uniqueCouponId();
+			coupons.add(coupon);
+			admin("PUT", "coupon-" + coupon, "{\"mode\":\"on\",\"paused\":true}");
+			assertThat(join(coupon, "waiting").text("state")).isEqualTo("PAUSED");
+		}
+		long watched = coupons.get(0);
+		assertThat(Eventually.await(Duration.ofSeconds(10), () -> this.redis.hasKey(EntryGate.key(watched)),
+				Boolean.TRUE::equals))
+			.isTrue();
+		try {
+			coupons.forEach((coupon) -> API.slow(coupon, Duration.ofSeconds(4)));
+			long last = Long.parseLong(this.redis.opsForValue().get(EntryGate.key(watched)));
+			long lastChange = System.currentTimeMillis();
+			long longestGap = 0;
+			long end = System.currentTimeMillis() + 22_000;
+			while (System.currentTimeMillis() < end) {
+				String expiry = this.redis.opsForValue().get(EntryGate.key(watched));
+				assertThat(expiry).as("the gate of coupon " + watched).isNotNull();
+				long now = System.currentTimeMillis();
+				if (Long.parseLong(expiry) != last) {
+					last = Long.parseLong(expiry);
+					lastChange = now;
+				}
+				longestGap = Math.max(longestGap, now - lastChange);
+				Thread.sleep(250);
+			}
+			// renewed every second: a few seconds' margin for a starved machine
+			assertThat(longestGap).as("longest time without a renewal (ms)").isLessThan(5_000);
+		}
+		finally {
+			coupons.forEach(API::recovers);
+		}
+	}
+
 	@Test
 	void theEntryTokenAdmitsOnlyItsUserAndCouponUntilItExpires() throws Exception {
 		long coupon = Harness.uniqueCouponId();
@@ -314,6 +395,103 @@ class WaitingRoomApiTest {
 			.text("state")).isEqualTo("ADMITTED");
 	}
 
+	/**
+	 * Issue 37, item 10: the API reports a paused coupon as PAUSED even before its
+	 * opening; the room took any state but SCHEDULED for the opening and let the
+	 * pre-queue in.
+	 */
+	@Test
+	void pausingAScheduledCouponKeepsItsPreQueueClosed() throws Exception {
+		long coupon = Harness.uniqueCouponId();
+		String zone = "coupon-" + coupon;
+		API.scheduled(coupon, Instant.now().plusSeconds(120));
+		assertThat(join(coupon, "early").text("state")).isEqualTo("QUEUED");
+		assertThat(admin("GET", zone, null).body().get("preQueueOpen").asBoolean()).isTrue();
+		API.state(coupon, "PAUSED");
+		Thread.sleep(3000);
+		assertThat(admin("GET", zone, null).body().get("preQueueOpen").asBoolean()).as("pre-queue still on").isTrue();
+		assertThat(poll(coupon, "early").text("state")).isEqualTo("QUEUED");
+	}
+
+	/**
+	 * Issue 37, item 10: the opening shuffles only the users who queued before the
+	 * opening; whoever joined after it (before the room noticed the opening) stays behind
+	 * them, in arrival order.
+	 */
+	@Test
+	void arrivalsAfterTheOpeningStayBehindTheShuffledPreQueue() throws Exception {
+		long coupon = Harness.uniqueCouponId();
+		String zone = "coupon-" + coupon;
+		Instant opening = Instant.now().plusSeconds(3);
+		API.scheduled(coupon, opening);
+		List<String> early = new ArrayList<>();
+		for (int i = 0; i < 5; i++) {
+			early.add("pre-" + i);
+			assertThat(join(coupon, "pre-" + i).text("state")).isEqualTo("QUEUED");
+		}
+		// admissions held, so that the places stay put
+		admin("PUT", zone, "{\"paused\":true}");
+		Thread.sleep(Math.max(0, Duration.between(Instant.now(), opening).toMillis()) + 200);
+		// the API has opened, the room does not know yet: later joins still queue
+		List<String> late = new ArrayList<>();
+		for (int i = 0; i < 5; i++) {
+			late.add("late-" + i);
+			assertThat(join(coupon, "late-" + i).text("state")).isEqualTo("PAUSED");
+		}
+		API.state(coupon, "OPEN");
+		awaitPreQueueOpened(zone);
+		List<Long> earlyPlaces = new ArrayList<>();
+		for (String user : early) {
+			earlyPlaces.add(poll(coupon, user).number("position"));
+		}
+		assertThat(earlyPlaces).containsExactlyInAnyOrder(1L, 2L, 3L, 4L, 5L);
+		for (int i = 0; i < late.size(); i++) {
+			assertThat(poll(coupon, late.get(i)).number("position")).as(late.get(i)).isEqualTo(6L + i);
+		}
+	}
+
+	/**
+	 * Issue 37, item 10: one pod opens a zone; another that finds the opening under way
+	 * (the claim in the zone's hash) does not shuffle the queue again, unless the claim
+	 * is older than the longest opening (its pod died).
+	 */
+	@Test
+	void onlyOnePodShufflesAtTheOpening() throws Exception {
+		long coupon = Harness.uniqueCouponId();
+		String zone = "coupon-" + coupon;
+		API.scheduled(coupon, Instant.now().plusSeconds(120));
+		for (int i = 0; i < 10; i++) {
+			assertThat(join(coupon, "pre-" + i).text("state")).isEqualTo("QUEUED");
+		}
+		admin("PUT", zone, "{\"paused\":true}");
+		String meta = "wr:{" + zone + "}:meta";
+		String queue = "wr:{" + zone + "}:q";
+		// another pod is shuffling: its claim, made now by Redis's clock
+		this.redis.opsForHash().put(meta, "opening", Long.toString(redisMillis()));
+		Set<ZSetOperations.TypedTuple<String>> before = this.redis.opsForZSet().rangeWithScores(queue, 0, -1);
+		API.state(coupon, "OPEN");
+		Thread.sleep(3000);
+		assertThat(this.redis.opsForZSet().rangeWithScores(queue, 0, -1)).as("the queue, untouched")
+			.containsExactlyElementsOf(before);
+		assertThat(admin("GET", zone, null).body().get("preQueueOpen").asBoolean()).isTrue();
+		// that pod died mid-opening: its claim lapses and this pod opens the zone
+		this.redis.opsForHash().put(meta, "opening", Long.toString(redisMillis() - 120_000));
+		awaitPreQueueOpened(zone);
+	}
+
+	private void awaitPreQueueOpened(String zone) throws InterruptedException {
+		assertThat(Eventually
+			.await(Duration.ofSeconds(15), () -> admin("GET", zone, null),
+					(r) -> !r.body().get("preQueueOpen").asBoolean())
+			.body()
+			.get("preQueueOpen")
+			.asBoolean()).as("the pre-queue of " + zone + " opened").isFalse();
+	}
+
+	private long redisMillis() {
+		return this.redis.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time());
+	}
+
 	@Test
 	void badInputIsAProblemNeverAServerError() throws Exception {
 		Reply bad = call("POST", "/api/v1/waiting-room/coupons/abc/entries", Tokens.user("u"), null);
@@ -352,6 +530,104 @@ class WaitingRoomApiTest {
 	}
 
 	/**
+	 * Issue 37, item 7: join and poll for ids the API does not know are refused before a
+	 * zone exists, so they leave no Redis key, no meter and no tick behind (a flood of
+	 * ids once made the tick outlast the gate's TTL).
+	 */
+	@Test
+	void anUnknownCouponMakesNoZoneNoKeyAndNoMeter() throws Exception {
+		long joined = Harness.uniqueCouponId();
+		long polled = Harness.uniqueCouponId();
+		API.unknown(joined);
+		API.unknown(polled);
+		Reply join = join(joined, "flooder");
+		assertThat(join.status()).isEqualTo(404);
+		assertThat(join.text("code")).isEqualTo("COUPON_NOT_FOUND");
+		Reply poll = poll(polled, "flooder");
+		assertThat(poll.status()).isEqualTo(404);
+		assertThat(poll.text("code")).isEqualTo("COUPON_NOT_FOUND");
+		assertThat(admin("GET", "coupon-" + polled, null).status()).isEqualTo(404);
+		// the ticker runs every second: a zone it knew would have written its hash by now
+		Thread.sleep(2500);
+		for (long coupon : List.of(joined, polled)) {
+			for (String suffix : List.of("q", "adm", "seen", "meta", "soldout", "closed", "eta")) {
+				assertThat(this.redis.hasKey("wr:{coupon-" + coupon + "}:" + suffix)).as(coupon + ":" + suffix)
+					.isFalse();
+			}
+			assertThat(prometheus()).doesNotContain("zone=\"coupon-" + coupon + "\"");
+		}
+	}
+
+	/**
+	 * A coupon the API cannot answer for is not taken on trust (a zone for any id while
+	 * the API is down): 503 until the API confirms it.
+	 */
+	@Test
+	void aCouponTheApiCannotConfirmWaitsForTheApi() throws Exception {
+		long coupon = Harness.uniqueCouponId();
+		API.fails(coupon);
+		Reply refused = join(coupon, "early");
+		assertThat(refused.status()).isEqualTo(503);
+		assertThat(refused.text("code")).isEqualTo("UNAVAILABLE");
+		assertThat(this.redis.hasKey("wr:{coupon-" + coupon + "}:meta")).isFalse();
+		API.recovers(coupon);
+		assertThat(join(coupon, "early").text("state")).isEqualTo("ADMITTED");
+	}
+
+	/**
+	 * Issue 37, item 11: the API's defences against request shapes it never reads, on the
+	 * room too: 415 for wildcard, form and multipart types, a body limit on the admin
+	 * PUT, two Authorization headers refused, and a stalled client dropped after 20 s
+	 * (while an idle keep-alive connection stays 60 s).
+	 */
+	@Test
+	void requestShapesTheRoomNeverReadsAreRefused() throws Exception {
+		long coupon = Harness.uniqueCouponId();
+		String entries = "/api/v1/waiting-room/coupons/" + coupon + "/entries";
+		for (String type : List.of("*/*", "application/*", "multipart/form-data", "multipart/form-data; boundary=x",
+				"application/x-www-form-urlencoded", ";;;")) {
+			HttpResponse<String> join = send(request(entries, Tokens.user("shape")).header("Content-Type", type)
+				.POST(HttpRequest.BodyPublishers.ofString("a=b")));
+			assertThat(join.statusCode()).as(type).isEqualTo(415);
+			assertThat(join.headers().firstValue("Content-Type")).get().asString().contains("problem+json");
+			HttpResponse<String> bare = send(request(entries, Tokens.user("shape")).header("Content-Type", type)
+				.POST(HttpRequest.BodyPublishers.noBody()));
+			assertThat(bare.statusCode()).as(type + " without a body").isEqualTo(415);
+		}
+		String admin = "/api/v1/admin/waiting-room/zones/coupon-" + coupon;
+		String huge = "{\"mode\":\"on\",\"pad\":\"" + "x".repeat(1_000_000) + "\"}";
+		assertThat(send(request(admin, Tokens.admin("ops")).header("Content-Type", "application/json")
+			.PUT(HttpRequest.BodyPublishers.ofString(huge))).statusCode()).isEqualTo(413);
+		HttpResponse<String> chunked = send(
+				request(admin, Tokens.admin("ops")).header("Content-Type", "application/json")
+					.PUT(HttpRequest.BodyPublishers
+						.ofInputStream(() -> new java.io.ByteArrayInputStream(huge.getBytes(StandardCharsets.UTF_8)))));
+		assertThat(chunked.statusCode()).isBetween(400, 499);
+		assertThat(admin("GET", "coupon-" + coupon, null).text("mode")).isEqualTo("auto");
+		HttpResponse<String> twice = send(
+				request(entries, Tokens.user("first")).header("Authorization", "Bearer " + Tokens.user("second"))
+					.POST(HttpRequest.BodyPublishers.noBody()));
+		assertThat(twice.statusCode()).isEqualTo(400);
+		assertThat(poll(coupon, "first").status()).isEqualTo(404);
+		assertThat(poll(coupon, "second").status()).isEqualTo(404);
+		var protocol = (AbstractProtocol<?>) connector().getProtocolHandler();
+		assertThat(protocol.getConnectionTimeout()).isEqualTo(20_000);
+		// an idle connection stays as long as the proxy in front keeps it (decision 0039)
+		assertThat(protocol.getKeepAliveTimeout()).isEqualTo(60_000);
+	}
+
+	private HttpRequest.Builder request(String path, String token) {
+		String port = this.env.getProperty("local.server.port");
+		return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+			.timeout(Harness.httpTimeout())
+			.header("Authorization", "Bearer " + token);
+	}
+
+	private HttpResponse<String> send(HttpRequest.Builder request) throws Exception {
+		return this.http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+	}
+
+	/**
 	 * Join and poll are answered ahead of Spring Security and MVC (EntryEndpoint); a
 	 * query string sends the same request through the controller: both answer alike.
 	 */
@@ -381,6 +657,46 @@ class WaitingRoomApiTest {
 		assertThat(anonymous.headers().firstValue("Cache-Control")).get().asString().contains("no-store");
 		assertThat(prometheus()).contains("uri=\"/api/v1/waiting-room/coupons/{couponId}/entries\"")
 			.contains("uri=\"/api/v1/waiting-room/coupons/{couponId}/entries/me\"");
+	}
+
+	/**
+	 * Kubernetes probes the room on its main port (issue 35): {@code /readyz} and
+	 * {@code /livez} answer there without a token, as on the management port.
+	 */
+	@Test
+	void probesAnswerOnTheMainPort() throws Exception {
+		for (String path : List.of("/readyz", "/livez")) {
+			HttpResponse<String> probe = get(path);
+			assertThat(probe.statusCode()).as(path).isEqualTo(200);
+			assertThat(probe.body()).as(path).contains("\"status\":\"UP\"");
+		}
+	}
+
+	/**
+	 * The waiting-room page: its files are public, a mounted directory overrides the
+	 * built-in config.json, and every other path stays closed.
+	 */
+	@Test
+	void thePageIsServedToAnyoneAndItsConfigCanBeMounted() throws Exception {
+		HttpResponse<String> page = get("/");
+		assertThat(page.statusCode()).isEqualTo(200);
+		assertThat(page.headers().firstValue("Content-Type")).get().asString().startsWith("text/html");
+		assertThat(page.body()).contains("page/app.js");
+		for (String file : List.of("/index.html", "/page/app.js", "/page/page.css", "/page/texts.js",
+				"/page/logo.svg")) {
+			assertThat(get(file).statusCode()).as(file).isEqualTo(200);
+		}
+		HttpResponse<String> config = get("/config.json");
+		assertThat(config.statusCode()).isEqualTo(200);
+		assertThat(JSON.readTree(config.body()).get("title").get("en").asString()).isEqualTo("Rebranded");
+		assertThat(get("/page/nothing.js").statusCode()).isEqualTo(404);
+		assertThat(get("/api/v1/other").statusCode()).isEqualTo(401);
+	}
+
+	private HttpResponse<String> get(String path) throws Exception {
+		String port = this.env.getProperty("local.server.port");
+		return send(
+				HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Harness.httpTimeout()));
 	}
 
 	private Connector connector() {

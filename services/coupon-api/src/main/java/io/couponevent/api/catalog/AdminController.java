@@ -3,6 +3,7 @@ package io.couponevent.api.catalog;
 import java.time.Instant;
 
 import io.couponevent.api.catalog.CouponRegistry.Report;
+import io.couponevent.api.config.CatalogProperties;
 import io.couponevent.api.coupon.Coupon;
 import io.couponevent.api.coupon.CouponId;
 import io.couponevent.api.coupon.CouponNotFoundException;
@@ -41,7 +42,8 @@ class AdminController {
 	}
 
 	public record CouponRequest(@NotBlank @Size(max = 200) String name,
-			@NotNull @Min(0) @Max(10_000_000) Integer quantity, @NotNull Instant opensAt, @NotNull Instant closesAt) {
+			@NotNull @Min(0) @Max(CatalogProperties.MAX_QUANTITY) Integer quantity, @NotNull Instant opensAt,
+			@NotNull Instant closesAt) {
 
 		/** {@code DATETIME}'s range in MySQL and MariaDB. */
 		private static final Instant EARLIEST = Instant.parse("1000-01-01T00:00:00Z");

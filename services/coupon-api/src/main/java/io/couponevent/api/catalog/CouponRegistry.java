@@ -21,7 +21,9 @@ import org.springframework.stereotype.Service;
 
 /**
  * Creates and changes coupons: MySQL first (the truth), then Redis, then every instance's
- * cache.
+ * cache. A lower quantity is the exception: Redis first, inside MySQL's transaction, so
+ * that a lowering Redis refuses (it has handed out higher slots) is never committed in
+ * MySQL alone.
  */
 @Service
 class CouponRegistry {
@@ -47,11 +49,30 @@ class CouponRegistry {
 		this.metrics = metrics;
 	}
 
+	/**
+	 * A higher (or equal) quantity is committed in MySQL, slot rows included, before
+	 * Redis may sell it; a lower one is applied in Redis before MySQL deletes the slot
+	 * rows above it, and only if Redis has minted no slot number above it. Either way
+	 * Redis never sells a slot MySQL has no row for; if the second write fails, Redis
+	 * sells less than MySQL allows until the change is retried, never more. Redis refuses
+	 * a write older than the version it has, so two changes crossing cannot undo each
+	 * other.
+	 * @throws QuantityBelowIssuedException when the quantity would drop below a slot
+	 * already handed out; nothing is changed then
+	 */
 	CouponRepository.Upserted upsert(long id, String name, int quantity, Instant opensAt, Instant closesAt) {
-		CouponRepository.Upserted saved = repository.upsert(id, name, quantity, opensAt, closesAt);
-		MetaResult result = store.upsertMeta(saved.coupon(), saved.created());
+		MetaResult[] lowering = new MetaResult[1];
+		CouponRepository.Upserted saved = repository.upsert(id, name, quantity, opensAt, closesAt, (lowered) -> {
+			lowering[0] = store.upsertMeta(lowered, false);
+			if (lowering[0] == MetaResult.QUANTITY_BELOW_ISSUED) {
+				throw belowIssued(id, quantity);
+			}
+		});
+		MetaResult result = saved.lowered() ? lowering[0] : store.upsertMeta(saved.coupon(), saved.created());
 		switch (result) {
-			case QUANTITY_BELOW_ISSUED -> throw new QuantityBelowIssuedException(quantity);
+			// Redis had already handed out more than MySQL's quantity before this change
+			// (they disagreed already): MySQL keeps the raise, Redis stays as it is.
+			case QUANTITY_BELOW_ISSUED -> throw belowIssued(id, quantity);
 			case STATE_MISSING -> {
 				log.info("coupon {} has no redis state; the reconciler rebuilds it from MySQL", id);
 				rebuilds.request(id);
@@ -62,6 +83,10 @@ class CouponRegistry {
 		}
 		cache.changed();
 		return saved;
+	}
+
+	private QuantityBelowIssuedException belowIssued(long id, int quantity) {
+		return new QuantityBelowIssuedException(quantity, store.mintedSlots(id));
 	}
 
 	Optional<Coupon> setPaused(long id, boolean paused) {

@@ -5,6 +5,7 @@ import java.util.List;
 
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.AssertTrue;
+import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotBlank;
 import jakarta.validation.constraints.NotNull;
@@ -24,8 +25,15 @@ import org.springframework.validation.annotation.Validated;
 public record CatalogProperties(@DefaultValue List<@Valid CouponSpec> coupons,
 		@DefaultValue("true") boolean registerOnStart) {
 
+	/**
+	 * The largest quantity of one coupon, wherever it is set (this catalog, the admin
+	 * API): one slot row per unit is written with the coupon, and a rebuild reads every
+	 * row.
+	 */
+	public static final int MAX_QUANTITY = 10_000_000;
+
 	public record CouponSpec(@NotNull @Positive Long id, @NotBlank @Size(max = 200) String name,
-			@NotNull @Min(0) Integer quantity, @NotNull Instant opensAt, @NotNull Instant closesAt) {
+			@NotNull @Min(0) @Max(MAX_QUANTITY) Integer quantity, @NotNull Instant opensAt, @NotNull Instant closesAt) {
 
 		@AssertTrue(message = "closes-at must be after opens-at")
 		public boolean isWindowValid() {

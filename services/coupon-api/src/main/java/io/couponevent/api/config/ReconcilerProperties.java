@@ -12,8 +12,9 @@ import org.springframework.validation.annotation.Validated;
  * The reconciler that keeps Redis in line with MySQL.
  *
  * @param interval pause between two runs
- * @param staleAfter a reservation older than this, absent from MySQL while the consumer
- * has no lag, belongs to a process that died between reserve and send: it is released
+ * @param staleAfter a reservation last sent this long before a moment up to which the
+ * consumer has processed every record (an offset barrier), and absent from MySQL, belongs
+ * to a process that died between reserve and send: it is released
  * @param lockTtl how long one instance holds the Redis lock
  */
 @Validated

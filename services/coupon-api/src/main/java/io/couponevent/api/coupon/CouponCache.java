@@ -5,9 +5,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
+import io.couponevent.common.redis.KeyPrefix;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.stereotype.Component;
 
@@ -33,9 +35,14 @@ public class CouponCache {
 
 	private volatile boolean loaded;
 
-	public CouponCache(CouponRepository repository, StringRedisTemplate redis) {
+	/** Under the key prefix: two events sharing a Redis see each their own version. */
+	private final String versionKey;
+
+	public CouponCache(CouponRepository repository, StringRedisTemplate redis,
+			@Value(KeyPrefix.PROPERTY) String keyPrefix) {
 		this.repository = repository;
 		this.redis = redis;
+		this.versionKey = KeyPrefix.of(keyPrefix) + VERSION_KEY;
 	}
 
 	public Optional<Coupon> get(long id) {
@@ -55,7 +62,7 @@ public class CouponCache {
 	/** After a local change: reload now and tell the other instances. */
 	public void changed() {
 		try {
-			redis.opsForValue().increment(VERSION_KEY);
+			redis.opsForValue().increment(versionKey);
 		}
 		catch (RuntimeException e) {
 			log.warn("could not bump the catalog version; other instances refresh on their next poll: {}",
@@ -68,7 +75,7 @@ public class CouponCache {
 	public void refreshIfChanged() {
 		String version;
 		try {
-			version = redis.opsForValue().get(VERSION_KEY);
+			version = redis.opsForValue().get(versionKey);
 		}
 		catch (RuntimeException e) {
 			version = null;

@@ -8,6 +8,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 
 import io.couponevent.common.jdbc.SqlDateTime;
 
@@ -50,17 +51,23 @@ public class CouponRepository {
 	/**
 	 * Inserts or updates a coupon and its slot rows {@code 1..quantity} in one
 	 * transaction.
-	 * @return the stored coupon and whether it is new
+	 * @param beforeLowering called when the quantity goes down, with the changed coupon,
+	 * inside the transaction and with its row locked, before the slot rows above the new
+	 * quantity are deleted: whatever it throws rolls the change back (coupon-api lowers
+	 * Redis there first, which refuses when it has handed out higher slots)
+	 * @return the stored coupon and whether it is new or lowered
 	 * @throws QuantityBelowIssuedException when a slot above the new quantity is already
 	 * issued
 	 */
 	@Transactional
-	public Upserted upsert(long id, String name, int quantity, Instant opensAt, Instant closesAt) {
+	public Upserted upsert(long id, String name, int quantity, Instant opensAt, Instant closesAt,
+			Consumer<Coupon> beforeLowering) {
 		Optional<Coupon> existing = jdbc.query(
 				"SELECT id, name, quantity, opens_at, closes_at, paused, version FROM coupons WHERE id = ? FOR UPDATE",
 				CouponRepository::coupon, id)
 			.stream()
 			.findFirst();
+		boolean lowered = existing.isPresent() && quantity < existing.get().quantity();
 		if (existing.isEmpty()) {
 			jdbc.update(
 					"INSERT INTO coupons (id, name, quantity, opens_at, closes_at, paused, version) VALUES (?, ?, ?, ?, ?, FALSE, 1)",
@@ -76,13 +83,20 @@ public class CouponRepository {
 					"UPDATE coupons SET name = ?, quantity = ?, opens_at = ?, closes_at = ?, version = version + 1, "
 							+ "updated_at = CURRENT_TIMESTAMP(3) WHERE id = ?",
 					name, quantity, SqlDateTime.of(opensAt), SqlDateTime.of(closesAt), id);
+			if (lowered) {
+				beforeLowering.accept(find(id).orElseThrow());
+			}
 			jdbc.update("DELETE FROM coupon_slots WHERE coupon_id = ? AND slot > ?", id, quantity);
 		}
 		insertMissingSlots(id, quantity);
-		return new Upserted(find(id).orElseThrow(), existing.isEmpty());
+		return new Upserted(find(id).orElseThrow(), existing.isEmpty(), lowered);
 	}
 
-	public record Upserted(Coupon coupon, boolean created) {
+	/**
+	 * @param created the coupon is new
+	 * @param lowered its quantity went down (and {@code beforeLowering} saw it)
+	 */
+	public record Upserted(Coupon coupon, boolean created, boolean lowered) {
 	}
 
 	/**

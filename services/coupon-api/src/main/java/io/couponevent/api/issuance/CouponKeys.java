@@ -6,9 +6,15 @@ import io.couponevent.common.entry.EntryGate;
 
 /**
  * Redis keys of one coupon. The hash tag {@code {coupon:<id>}} puts them all in one
- * cluster slot, so a single Lua script can read and write them atomically.
+ * cluster slot, so a single Lua script can read and write them atomically; the key prefix
+ * ({@code coupon.redis.key-prefix}) stays in front of it.
  */
-record CouponKeys(long couponId) {
+record CouponKeys(String prefix, long couponId) {
+
+	/** Without a prefix. */
+	CouponKeys(long couponId) {
+		this("", couponId);
+	}
 
 	String meta() {
 		return tag() + ":meta";
@@ -26,16 +32,26 @@ record CouponKeys(long couponId) {
 		return tag() + ":free";
 	}
 
+	/** The token of a rebuild under way (see {@code scripts/restore-begin.lua}). */
+	String rebuild() {
+		return tag() + ":rebuild";
+	}
+
 	List<String> all() {
 		return List.of(meta(), issued(), next(), free());
 	}
 
+	/** Every key of the coupon's state, the rebuild's token included. */
+	List<String> state() {
+		return List.of(meta(), issued(), next(), free(), rebuild());
+	}
+
 	/** The issue script's keys: the state plus the waiting room's gate. */
 	List<String> issue() {
-		return List.of(meta(), issued(), next(), free(), EntryGate.key(couponId));
+		return List.of(meta(), issued(), next(), free(), EntryGate.key(prefix, couponId));
 	}
 
 	private String tag() {
-		return "{coupon:" + couponId + "}";
+		return prefix + "{coupon:" + couponId + "}";
 	}
 }

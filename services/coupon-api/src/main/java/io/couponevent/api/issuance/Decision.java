@@ -9,12 +9,19 @@ public record Decision(Outcome outcome, int slot, long remaining, Instant reserv
 	 * {@code STOCK_HELD}: nothing free, but held slots may still come back (retry, not
 	 * sold out). {@code EXPIRED}: the call reached Redis after its deadline, nothing
 	 * reserved. {@code ENTRY_REQUIRED}: the waiting room's gate is on and the request has
-	 * no valid entry token.
+	 * no valid entry token. {@code UNREPLICATED}: no replica confirmed the reservation
+	 * before the deadline; it was given back, nothing reserved.
 	 */
 	public enum Outcome {
 
-		ACCEPTED, STATE_MISSING, NOT_OPEN, CLOSED, PAUSED, DUPLICATE, SOLD_OUT, STOCK_HELD, EXPIRED, ENTRY_REQUIRED
+		ACCEPTED, STATE_MISSING, NOT_OPEN, CLOSED, PAUSED, DUPLICATE, SOLD_OUT, STOCK_HELD, EXPIRED, ENTRY_REQUIRED,
+		UNREPLICATED
 
+	}
+
+	/** This accepted reservation, given back because no replica confirmed it. */
+	Decision unreplicated() {
+		return new Decision(Outcome.UNREPLICATED, this.slot, this.remaining, this.reservedAt);
 	}
 
 	static Decision of(java.util.List<Long> reply) {

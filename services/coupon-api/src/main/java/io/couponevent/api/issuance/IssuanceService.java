@@ -89,7 +89,7 @@ public class IssuanceService {
 					publisher.send(couponId, userId, decision.slot(), decision.reservedAt());
 				}
 				catch (SendFailedException e) {
-					compensate(couponId, userId, decision.slot(), e);
+					compensate(couponId, new Reservation(userId, decision.slot(), decision.reservedAt()), e);
 					metrics.record(couponId, "shed", start);
 					throw new IssuanceUnavailableException("the issuance could not be recorded, try again shortly");
 				}
@@ -106,6 +106,12 @@ public class IssuanceService {
 				metrics.record(couponId, "shed", start);
 				throw new IssuanceUnavailableException(
 						"the last coupons are held while unconfirmed sends settle, try again shortly");
+			}
+			case UNREPLICATED -> {
+				// A master that died now would take the reservation along: not answered
+				// 202, given back.
+				metrics.record(couponId, "shed", start);
+				throw new IssuanceUnavailableException("the coupon store could not replicate the issuance, try again");
 			}
 			case EXPIRED -> {
 				// Only a replay reaches this; its caller was already answered 503.
@@ -162,8 +168,13 @@ public class IssuanceService {
 		}
 	}
 
-	private void compensate(long couponId, String userId, int slot, SendFailedException cause) {
-		log.warn("send failed for coupon {} user {} slot {}, {} the reservation: {}", couponId, userId, slot,
+	/**
+	 * Only this reservation as the script made it: if a second request of the user was
+	 * answered 409 meanwhile, its re-send stamped the reservation, and it stays.
+	 */
+	private void compensate(long couponId, Reservation mine, SendFailedException cause) {
+		String userId = mine.userId();
+		log.warn("send failed for coupon {} user {} slot {}, {} the reservation: {}", couponId, userId, mine.slot(),
 				cause.mayHaveLanded() ? "holding the slot of" : "releasing",
 				cause.getCause() == null ? cause.toString() : cause.getCause().toString());
 		try {
@@ -171,10 +182,10 @@ public class IssuanceService {
 			// ReservationStore.hold): handing the slot to another user would make that
 			// user's record collide in MySQL, a lost 202.
 			if (cause.mayHaveLanded()) {
-				store.hold(couponId, userId, slot);
+				store.hold(couponId, mine);
 			}
 			else {
-				store.release(couponId, userId, slot, true);
+				store.release(couponId, mine, true);
 			}
 			metrics.compensation(cause.reason());
 		}

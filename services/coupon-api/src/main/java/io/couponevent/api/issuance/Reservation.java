@@ -2,8 +2,25 @@ package io.couponevent.api.issuance;
 
 import java.time.Instant;
 
-/** A user's reservation as Redis holds it: {@code "slot:reservedAtMs"}. */
-public record Reservation(String userId, int slot, Instant reservedAt) {
+/**
+ * A user's reservation as Redis holds it: {@code "slot:reservedAtMs"}, or
+ * {@code "slot:reservedAtMs:resentAtMs"} once a 409 has sent it again.
+ *
+ * @param resentAt when a 409 last sent the reservation again, or {@code null}
+ */
+public record Reservation(String userId, int slot, Instant reservedAt, Instant resentAt) {
+
+	public Reservation(String userId, int slot, Instant reservedAt) {
+		this(userId, slot, reservedAt, null);
+	}
+
+	/**
+	 * When its record was last sent: a reservation is stale only long after this, not
+	 * after {@link #reservedAt} (the re-send may be the one that lands).
+	 */
+	public Instant lastSent() {
+		return resentAt == null ? reservedAt : resentAt;
+	}
 
 	/**
 	 * Field prefix of a held slot: a compensated send that may still land keeps its slot
@@ -24,11 +41,16 @@ public record Reservation(String userId, int slot, Instant reservedAt) {
 
 	static Reservation parse(String userId, String value) {
 		int sep = value.indexOf(':');
+		int resent = value.indexOf(':', sep + 1);
+		int reservedEnd = resent < 0 ? value.length() : resent;
 		return new Reservation(userId, Integer.parseInt(value.substring(0, sep)),
-				Instant.ofEpochMilli(Long.parseLong(value.substring(sep + 1))));
+				Instant.ofEpochMilli(Long.parseLong(value.substring(sep + 1, reservedEnd))),
+				resent < 0 ? null : Instant.ofEpochMilli(Long.parseLong(value.substring(resent + 1))));
 	}
 
+	/** The value as Redis holds it. */
 	String encoded() {
-		return slot + ":" + reservedAt.toEpochMilli();
+		String value = slot + ":" + reservedAt.toEpochMilli();
+		return resentAt == null ? value : value + ":" + resentAt.toEpochMilli();
 	}
 }

@@ -20,10 +20,11 @@ import org.springframework.kafka.core.KafkaAdmin;
 import org.springframework.stereotype.Component;
 
 /**
- * How many issuance records the consumer group has not committed yet (end offsets minus
- * committed offsets). Zero means every record sent so far is either in MySQL or in the
- * dead-letter topic, so MySQL can be trusted to rebuild Redis or to judge a reservation
- * stale.
+ * Where the consumer group stands on the issuance topic: its committed offsets against
+ * the topic's end offsets. The {@link Reconciler} judges MySQL complete up to a moment
+ * when the group has committed past the end offsets read at that moment (an offset
+ * barrier): every record sent before it is then either in MySQL or in the dead-letter
+ * topic, even while new records keep the lag above 0.
  */
 @Component
 class ConsumerLag implements DisposableBean {
@@ -42,10 +43,27 @@ class ConsumerLag implements DisposableBean {
 	}
 
 	/**
-	 * @throws IllegalStateException when Kafka cannot answer: callers must then assume
-	 * lag
+	 * The topic's end offsets and the group's committed offsets (a partition the group
+	 * never committed counts as 0), read in that order.
 	 */
-	long total() {
+	record Offsets(Map<TopicPartition, Long> ends, Map<TopicPartition, Long> committed) {
+
+		/**
+		 * Whether the group has committed up to these end offsets, on every partition.
+		 */
+		boolean committedPast(Map<TopicPartition, Long> barrier) {
+			return barrier.entrySet()
+				.stream()
+				.allMatch((end) -> this.committed.getOrDefault(end.getKey(), 0L) >= end.getValue());
+		}
+
+	}
+
+	/**
+	 * @throws IllegalStateException when Kafka cannot answer: callers must then assume
+	 * records in flight
+	 */
+	Offsets offsets() {
 		try {
 			Admin client = client();
 			Map<String, TopicDescription> described;
@@ -56,7 +74,7 @@ class ConsumerLag implements DisposableBean {
 			}
 			catch (java.util.concurrent.ExecutionException e) {
 				if (e.getCause() instanceof UnknownTopicOrPartitionException) {
-					return 0;
+					return new Offsets(Map.of(), Map.of());
 				}
 				throw e;
 			}
@@ -73,20 +91,21 @@ class ConsumerLag implements DisposableBean {
 			Map<TopicPartition, OffsetAndMetadata> committed = client.listConsumerGroupOffsets(topics.consumerGroup())
 				.partitionsToOffsetAndMetadata()
 				.get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
-			long lag = 0;
+			Map<TopicPartition, Long> endOffsets = new HashMap<>();
+			Map<TopicPartition, Long> committedOffsets = new HashMap<>();
 			for (TopicPartition tp : partitions) {
-				long end = ends.get(tp).offset();
+				endOffsets.put(tp, ends.get(tp).offset());
 				OffsetAndMetadata done = committed.get(tp);
-				lag += Math.max(0, end - (done == null ? 0 : done.offset()));
+				committedOffsets.put(tp, done == null ? 0 : done.offset());
 			}
-			return lag;
+			return new Offsets(endOffsets, committedOffsets);
 		}
 		catch (InterruptedException e) {
 			Thread.currentThread().interrupt();
-			throw new IllegalStateException("interrupted while reading the consumer lag", e);
+			throw new IllegalStateException("interrupted while reading the consumer offsets", e);
 		}
 		catch (Exception e) {
-			throw new IllegalStateException("cannot read the consumer lag: " + e, e);
+			throw new IllegalStateException("cannot read the consumer offsets: " + e, e);
 		}
 	}
 

@@ -20,6 +20,7 @@ import io.couponevent.api.issuance.IssuanceMetrics;
 import io.couponevent.api.issuance.RebuildRequests;
 import io.couponevent.api.issuance.Reservation;
 import io.couponevent.api.issuance.ReservationStore;
+import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,17 +30,22 @@ import org.springframework.stereotype.Component;
  * Brings Redis back in line with MySQL, the source of truth. One instance at a time
  * (Redis lease).
  * <ul>
- * <li>lost state (Redis restarted or flushed): rebuilt from MySQL once the consumer has
- * no lag and every send that could still be in flight has timed out — never treated as
- * fresh stock;</li>
+ * <li>lost state (Redis restarted or flushed): rebuilt from MySQL once every send that
+ * could still be in flight has timed out and the consumer has processed every record sent
+ * until then — never treated as fresh stock;</li>
  * <li>stale reservations (the process died between reserve and send): released once they
- * are older than {@code stale-after}, absent from MySQL, and the consumer has no
- * lag;</li>
+ * were last sent more than {@code stale-after} before a moment up to which the consumer
+ * has processed every record, and are absent from MySQL;</li>
  * <li>held slots (a compensated send that may still land): released once MySQL shows it
  * did not, else dropped while its row is adopted;</li>
  * <li>rows Redis does not know (a compensated send that still landed): adopted; a user
  * whose retry holds another slot than the landed row is repointed to MySQL's slot.</li>
  * </ul>
+ * "Processed up to a moment" is judged against an offset barrier, not a lag of exactly 0,
+ * which steady traffic (or one user repeating a won request: each 409 sends again) never
+ * shows: the topic's end offsets are read at one pass, and once the group has committed
+ * past them (at a later pass), every record sent before that pass is in MySQL or
+ * dead-lettered. A pass that finds no lag needs no earlier one.
  */
 @Component
 class Reconciler {
@@ -66,6 +72,15 @@ class Reconciler {
 
 	private final Map<Long, Instant> missingSince = new ConcurrentHashMap<>();
 
+	/**
+	 * End offsets read at an earlier pass, and when: the barrier the consumer group has
+	 * yet to commit past.
+	 */
+	private record Barrier(Map<TopicPartition, Long> ends, Instant takenAt) {
+	}
+
+	private volatile Barrier barrier;
+
 	Reconciler(CouponCache coupons, CouponRepository repository, ReservationStore store, ConsumerLag lag,
 			RedisLock lock, RebuildRequests rebuilds, IssuanceMetrics metrics, ReconcilerProperties properties,
 			IssuanceProperties issuance) {
@@ -88,10 +103,10 @@ class Reconciler {
 			return false;
 		}
 		try {
-			long pendingRecords = consumerLag();
+			Instant settled = settledUntil();
 			for (Coupon coupon : List.copyOf(coupons.all())) {
 				try {
-					reconcile(coupon, pendingRecords);
+					reconcile(coupon, settled);
 				}
 				catch (RuntimeException e) {
 					log.warn("reconciling coupon {} failed: {}", coupon.id(), e.toString());
@@ -104,23 +119,41 @@ class Reconciler {
 		}
 	}
 
-	private long consumerLag() {
+	/**
+	 * A moment before which every record sent is in MySQL or dead-lettered, or
+	 * {@code null} when none is known yet: now when the group has no lag, else the
+	 * barrier of an earlier pass once the group has committed past it. A new barrier is
+	 * read whenever the last one is passed.
+	 */
+	private Instant settledUntil() {
+		Instant now = Instant.now();
+		ConsumerLag.Offsets offsets;
 		try {
-			return lag.total();
+			offsets = lag.offsets();
 		}
 		catch (IllegalStateException e) {
-			log.debug("consumer lag unknown: {}", e.getMessage());
-			return -1;
+			log.debug("consumer offsets unknown: {}", e.getMessage());
+			return null;
 		}
+		Barrier previous = this.barrier;
+		boolean passed = previous != null && offsets.committedPast(previous.ends());
+		if (previous == null || passed) {
+			this.barrier = new Barrier(offsets.ends(), now);
+		}
+		if (offsets.committedPast(offsets.ends())) {
+			return now;
+		}
+		return passed ? previous.takenAt() : null;
 	}
 
-	private void reconcile(Coupon cached, long pendingRecords) {
+	private void reconcile(Coupon cached, Instant settled) {
 		long id = cached.id();
 		Instant now = Instant.now();
 		if (!store.stateExists(id)) {
 			Instant since = missingSince.computeIfAbsent(id, k -> now);
-			boolean sendsSettled = Duration.between(since, now).compareTo(inFlightGrace) >= 0;
-			if (pendingRecords == 0 && sendsSettled) {
+			// Sends in flight when the state was lost are over by since + grace: their
+			// records must be behind the barrier.
+			if (settled != null && !settled.isBefore(since.plus(inFlightGrace))) {
 				Coupon coupon = repository.find(id).orElse(cached);
 				List<IssuedRow> rows = repository.findAllIssued(id);
 				if (store.restore(coupon, rows)) {
@@ -136,7 +169,7 @@ class Reconciler {
 		missingSince.remove(id);
 		long redisCount = store.issuedCount(id);
 		metrics.stockRemaining(id, cached.quantity() - redisCount);
-		if (pendingRecords != 0) {
+		if (settled == null) {
 			return;
 		}
 		// Equal counts can still hide a lost slot number (a user repointed by a late
@@ -145,20 +178,22 @@ class Reconciler {
 		if (redisCount == repository.countIssued(id) && store.lostSlots(id) == 0) {
 			return;
 		}
-		compare(id, now);
+		compare(id, settled);
 	}
 
 	/**
-	 * Counts differ while nothing is in flight: find stale reservations and unknown rows.
+	 * Counts differ while every record sent before {@code settled} is processed: find
+	 * stale reservations and unknown rows.
 	 */
-	private void compare(long id, Instant now) {
+	private void compare(long id, Instant settled) {
 		List<Reservation> reservations = store.all(id);
 		Map<String, IssuedRow> rows = repository.findAllIssued(id)
 			.stream()
 			.collect(Collectors.toMap(IssuedRow::userId, Function.identity()));
 		Set<Integer> slotsInMysql = rows.values().stream().map(IssuedRow::slot).collect(Collectors.toSet());
 		Set<String> inRedis = new HashSet<>();
-		Instant staleBefore = now.minus(properties.staleAfter());
+		// Sent (or re-sent) this long before the barrier: any record of it is behind it.
+		Instant staleBefore = settled.minus(properties.staleAfter());
 		long released = 0;
 		long releasedHeld = 0;
 		long repointed = 0;
@@ -167,14 +202,15 @@ class Reconciler {
 			IssuedRow row = rows.get(r.userId());
 			boolean reuseSlot = !slotsInMysql.contains(r.slot());
 			if (row == null) {
-				if (!r.reservedAt().isBefore(staleBefore)) {
-					// Its record may still be on its way.
+				if (!r.lastSent().isBefore(staleBefore)) {
+					// Its record (or a 409's re-send of it) may still be on its way.
 					continue;
 				}
 				// A stale reservation, or a held slot whose send did not land: back into
 				// circulation (or dropped when MySQL uses the slot: the landed row is
 				// adopted below).
-				if (store.release(id, r.userId(), r.slot(), reuseSlot)) {
+				// Only the reservation as read: one a 409 re-sent since then stays.
+				if (store.release(id, r, reuseSlot)) {
 					if (r.held()) {
 						releasedHeld++;
 					}
@@ -184,8 +220,7 @@ class Reconciler {
 					}
 				}
 			}
-			else if (row.slot() != r.slot() && store.release(id, r.userId(), r.slot(), reuseSlot)
-					&& store.adopt(id, row)) {
+			else if (row.slot() != r.slot() && store.release(id, r, reuseSlot) && store.adopt(id, row)) {
 				// The user retried after a compensated send that landed after all:
 				// MySQL's slot wins, the retry's slot is free again (its record was
 				// refused as the user's second, or will be). At once, not after

@@ -1,9 +1,9 @@
 package io.couponevent.api.web;
 
 import java.io.IOException;
-import java.util.Enumeration;
 
 import io.couponevent.common.web.Problems;
+import io.couponevent.common.web.RequestShapes;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletException;
@@ -15,8 +15,6 @@ import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
-import org.springframework.http.InvalidMediaTypeException;
-import org.springframework.http.MediaType;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
@@ -57,52 +55,23 @@ class RequestShapeFilter extends OncePerRequestFilter {
 	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
 			throws ServletException, IOException {
 		String contentType = request.getHeader(HttpHeaders.CONTENT_TYPE);
-		if (contentType != null && !acceptable(contentType)) {
-			refuse(response, HttpStatus.UNSUPPORTED_MEDIA_TYPE, this.unsupported);
+		if (contentType != null && !RequestShapes.acceptable(contentType)) {
+			RequestShapes.refuse(response, HttpStatus.UNSUPPORTED_MEDIA_TYPE, this.unsupported);
 			return;
 		}
-		Enumeration<String> credentials = request.getHeaders(HttpHeaders.AUTHORIZATION);
-		if (credentials != null && credentials.hasMoreElements()) {
-			credentials.nextElement();
-			if (credentials.hasMoreElements()) {
-				refuse(response, HttpStatus.BAD_REQUEST, this.twoCredentials);
-				return;
-			}
+		if (RequestShapes.twoCredentials(request)) {
+			RequestShapes.refuse(response, HttpStatus.BAD_REQUEST, this.twoCredentials);
+			return;
 		}
 		long length = request.getContentLengthLong();
 		if (length > this.maxBodyBytes) {
-			refuse(response, HttpStatus.CONTENT_TOO_LARGE, this.tooLarge);
+			RequestShapes.refuse(response, HttpStatus.CONTENT_TOO_LARGE, this.tooLarge);
 			return;
 		}
 		HttpServletRequest limited = (length < 0) ? new LimitedRequest(request, this.maxBodyBytes) : request;
 		// Past the limit, reading throws BodyTooLargeException: ApiExceptionHandler's
 		// 413.
 		chain.doFilter(limited, response);
-	}
-
-	static boolean acceptable(String contentType) {
-		MediaType type;
-		try {
-			type = MediaType.parseMediaType(contentType);
-		}
-		catch (InvalidMediaTypeException ex) {
-			return false;
-		}
-		if (type.isWildcardType() || type.isWildcardSubtype()) {
-			return false;
-		}
-		return !(type.getType().equals("multipart")
-				|| MediaType.APPLICATION_FORM_URLENCODED.equalsTypeAndSubtype(type));
-	}
-
-	private static void refuse(HttpServletResponse response, HttpStatus status, byte[] body) throws IOException {
-		response.setStatus(status.value());
-		response.setContentType(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
-		response.setContentLength(body.length);
-		// The body is left unread: closing lets the container drop the connection instead
-		// of draining a large upload.
-		response.setHeader(HttpHeaders.CONNECTION, "close");
-		response.getOutputStream().write(body);
 	}
 
 	/** Thrown while reading a chunked body past the limit. */

@@ -60,6 +60,30 @@ class ConfigValidationTest {
 				.hasMessageContaining("max-in-flight must be at least 1"));
 	}
 
+	/**
+	 * Issue #37 item 17: the catalog's quantity has the admin API's bound, 10,000,000,
+	 * not none.
+	 */
+	@Test
+	void catalogCouponAboveTheQuantityBound() {
+		runner
+			.withPropertyValues("coupon.security.jwt.jwk-set-uri=http://127.0.0.1:1/jwks",
+					"coupon.catalog.coupons[0].id=7", "coupon.catalog.coupons[0].name=x",
+					"coupon.catalog.coupons[0].quantity=10000001",
+					"coupon.catalog.coupons[0].opens-at=2026-11-21T10:00:00Z",
+					"coupon.catalog.coupons[0].closes-at=2026-11-21T11:00:00Z")
+			.run(ctx -> assertThat(ctx).getFailure()
+				.rootCause()
+				.hasMessageContaining("coupon.catalog.coupons[0].quantity"));
+		runner
+			.withPropertyValues("coupon.security.jwt.jwk-set-uri=http://127.0.0.1:1/jwks",
+					"coupon.catalog.coupons[0].id=7", "coupon.catalog.coupons[0].name=x",
+					"coupon.catalog.coupons[0].quantity=10000000",
+					"coupon.catalog.coupons[0].opens-at=2026-11-21T10:00:00Z",
+					"coupon.catalog.coupons[0].closes-at=2026-11-21T11:00:00Z")
+			.run(ctx -> assertThat(ctx).hasNotFailed());
+	}
+
 	@Test
 	void catalogCouponWithBackwardsWindow() {
 		runner

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
+import java.util.Properties;
 
 import io.couponevent.api.coupon.Coupon;
 import io.couponevent.api.coupon.IssuedRow;
@@ -15,6 +16,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.RedisClusterConnection;
+import org.springframework.data.redis.connection.RedisClusterNode;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -118,9 +121,9 @@ class LuaScriptsTest {
 		Decision b = store.reserve(c.id(), "b");
 		assertThat(store.reserve(c.id(), "c").outcome()).isEqualTo(Outcome.SOLD_OUT);
 		// A wrong slot releases nothing (it is not this user's reservation).
-		assertThat(store.release(c.id(), "a", b.slot(), true)).isFalse();
-		assertThat(store.release(c.id(), "a", a.slot(), true)).isTrue();
-		assertThat(store.release(c.id(), "a", a.slot(), true)).isFalse();
+		assertThat(store.release(c.id(), new Reservation("a", b.slot(), a.reservedAt()), true)).isFalse();
+		assertThat(store.release(c.id(), of("a", a), true)).isTrue();
+		assertThat(store.release(c.id(), of("a", a), true)).isFalse();
 		assertThat(store.issuedCount(c.id())).isEqualTo(1);
 		Decision again = store.reserve(c.id(), "c");
 		assertThat(again.outcome()).isEqualTo(Outcome.ACCEPTED);
@@ -144,11 +147,80 @@ class LuaScriptsTest {
 		assertThat(store.reserve(c.id(), "u").outcome()).isEqualTo(Outcome.SOLD_OUT);
 	}
 
+	/**
+	 * Issue #37 item 17: a rebuild of a big coupon is sent in bounded script calls, not
+	 * as one EVAL of every row (which, for a million rows, outlasts Lua's time limit and
+	 * blocks that Redis node), and the state it leaves is the same.
+	 */
+	@Test
+	void aBigRestoreIsSentInChunks() {
+		int rows = 2 * ReservationStore.RESTORE_CHUNK + 500;
+		Coupon c = openCoupon(rows + 10);
+		Instant t = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+		List<IssuedRow> issued = new java.util.ArrayList<>();
+		// Every slot but 7 and 100 used, up to rows + 2.
+		for (int slot = 1, user = 0; user < rows; slot++) {
+			if (slot != 7 && slot != 100) {
+				issued.add(new IssuedRow("user-" + user++, slot, t, t));
+			}
+		}
+		redis.delete(new CouponKeys(c.id()).all());
+		long before = scriptCalls(c.id());
+		assertThat(store.restore(c, issued)).isTrue();
+		assertThat(scriptCalls(c.id()) - before).as("script calls of the rebuild").isGreaterThanOrEqualTo(3);
+		assertThat(store.issuedCount(c.id())).isEqualTo(rows);
+		assertThat(store.lostSlots(c.id())).isZero();
+		assertThat(store.find(c.id(), "user-" + (rows - 1))).get().extracting(Reservation::slot).isEqualTo(rows + 2);
+		assertThat(store.reserve(c.id(), "user-0").outcome()).isEqualTo(Outcome.DUPLICATE);
+		assertThat(store.reserve(c.id(), "new-1").slot()).as("the gaps first").isEqualTo(7);
+		assertThat(store.reserve(c.id(), "new-2").slot()).isEqualTo(100);
+		assertThat(store.reserve(c.id(), "new-3").slot()).isEqualTo(rows + 3);
+	}
+
+	/**
+	 * A rebuild overtaken by another (its instance lost the lease midway) adds nothing
+	 * more: no row or free slot twice.
+	 */
+	@Test
+	void anOvertakenRebuildAddsNothing() {
+		Coupon c = openCoupon(5);
+		Instant t = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+		List<IssuedRow> rows = List.of(new IssuedRow("x", 1, t, t), new IssuedRow("y", 3, t, t));
+		redis.delete(new CouponKeys(c.id()).all());
+		String first = store.beginRestore(c.id());
+		assertThat(store.restoreChunk(c.id(), first, "free", new java.util.ArrayList<>(List.of("2")))).isTrue();
+		assertThat(store.restore(c, rows)).as("the second rebuild").isTrue();
+		assertThat(store.restoreChunk(c.id(), first, "free", new java.util.ArrayList<>(List.of("2")))).isFalse();
+		assertThat(redis.opsForList().size(new CouponKeys(c.id()).free())).isEqualTo(1);
+		assertThat(store.lostSlots(c.id())).isZero();
+		assertThat(store.beginRestore(c.id())).as("the state exists").isNull();
+	}
+
+	/** EVAL and EVALSHA calls served by the node that owns the coupon's keys. */
+	private static long scriptCalls(long couponId) {
+		RedisClusterConnection cluster = factory.getClusterConnection();
+		try {
+			RedisClusterNode owner = cluster.clusterGetNodeForKey(new CouponKeys(couponId).meta().getBytes());
+			Properties stats = cluster.serverCommands().info(owner, "commandstats");
+			long calls = 0;
+			for (String command : List.of("cmdstat_eval", "cmdstat_evalsha")) {
+				String line = stats.getProperty(command);
+				if (line != null) {
+					calls += Long.parseLong(line.replaceAll("^calls=(\\d+),.*$", "$1"));
+				}
+			}
+			return calls;
+		}
+		finally {
+			cluster.close();
+		}
+	}
+
 	@Test
 	void adoptTakesTheSlotOffTheFreeList() {
 		Coupon c = openCoupon(2);
 		Decision a = store.reserve(c.id(), "a");
-		store.release(c.id(), "a", a.slot(), true);
+		store.release(c.id(), of("a", a), true);
 		Instant t = Instant.now();
 		assertThat(store.adopt(c.id(), new IssuedRow("a", a.slot(), t, t))).isTrue();
 		assertThat(store.adopt(c.id(), new IssuedRow("a", a.slot(), t, t))).isFalse();
@@ -161,8 +233,9 @@ class LuaScriptsTest {
 		Coupon c = openCoupon(2);
 		Decision a = store.reserve(c.id(), "a");
 		store.reserve(c.id(), "b");
-		assertThat(store.hold(c.id(), "a", b(a))).as("wrong slot: not a's reservation").isFalse();
-		assertThat(store.hold(c.id(), "a", a.slot())).isTrue();
+		assertThat(store.hold(c.id(), new Reservation("a", b(a), a.reservedAt()))).as("wrong slot: not a's reservation")
+			.isFalse();
+		assertThat(store.hold(c.id(), of("a", a))).isTrue();
 		assertThat(store.find(c.id(), "a")).as("the user may retry").isEmpty();
 		assertThat(store.issuedCount(c.id())).as("the unit stays taken").isEqualTo(2);
 		Reservation placeholder = store.all(c.id()).stream().filter(Reservation::held).findFirst().orElseThrow();
@@ -174,7 +247,7 @@ class LuaScriptsTest {
 		assertThat(store.reserve(c.id(), "a").outcome()).isEqualTo(Outcome.STOCK_HELD);
 		// The send did not land: the reconciler puts the slot back, and it is handed out
 		// again.
-		assertThat(store.release(c.id(), placeholder.userId(), a.slot(), true)).isTrue();
+		assertThat(store.release(c.id(), placeholder, true)).isTrue();
 		Decision again = store.reserve(c.id(), "c");
 		assertThat(again.outcome()).isEqualTo(Outcome.ACCEPTED);
 		assertThat(again.slot()).isEqualTo(a.slot());
@@ -185,10 +258,10 @@ class LuaScriptsTest {
 	void droppedSlotIsReportedLostUntilItsRowIsAdopted() {
 		Coupon c = openCoupon(3);
 		Decision a = store.reserve(c.id(), "a");
-		store.hold(c.id(), "a", a.slot());
+		store.hold(c.id(), of("a", a));
 		// The send landed (MySQL uses the slot): the placeholder goes, the slot is not
 		// reused...
-		assertThat(store.release(c.id(), Reservation.heldField(a.slot()), a.slot(), false)).isTrue();
+		assertThat(store.release(c.id(), heldOf(a), false)).isTrue();
 		assertThat(store.lostSlots(c.id())).isEqualTo(1);
 		// ...and the landed row is adopted, which accounts for the slot again.
 		Instant t = Instant.now();
@@ -197,16 +270,89 @@ class LuaScriptsTest {
 		assertThat(store.reserve(c.id(), "b").slot()).isEqualTo(2);
 	}
 
+	/**
+	 * Issue 37, item 2: a failover that lost writes rolls the slot counter back below
+	 * slots already in Kafka; adopting such a row raises it, so the slot is not minted
+	 * again.
+	 */
+	@Test
+	void adoptRaisesTheSlotCounterPastTheAdoptedSlot() {
+		Coupon c = openCoupon(10);
+		store.reserve(c.id(), "a");
+		store.reserve(c.id(), "b");
+		Instant t = Instant.now();
+		// "c" reserved slot 3, its record reached MySQL, and the failover lost it.
+		assertThat(store.adopt(c.id(), new IssuedRow("c", 3, t, t))).isTrue();
+		assertThat(store.mintedSlots(c.id())).isEqualTo(3);
+		assertThat(store.lostSlots(c.id())).isZero();
+		assertThat(store.reserve(c.id(), "d").slot()).as("slot 3 is not minted again").isEqualTo(4);
+	}
+
+	/**
+	 * Issue 37, item 2: a slot counter behind the entries it minted is reported (as a
+	 * negative count), not clamped to 0, so the reconciler compares with MySQL.
+	 */
+	@Test
+	void aSlotCounterBehindItsEntriesIsReported() {
+		Coupon c = openCoupon(10);
+		store.reserve(c.id(), "a");
+		store.reserve(c.id(), "b");
+		store.reserve(c.id(), "c");
+		redis.opsForValue().set(new CouponKeys(c.id()).next(), "1");
+		assertThat(store.lostSlots(c.id())).isEqualTo(-2);
+	}
+
+	/**
+	 * Issue 37, item 15: a coupon new in MySQL (the register job's {@code fresh} write)
+	 * starts with empty state, whatever an earlier event left in Redis under its id.
+	 */
+	@Test
+	void aCouponNewInMysqlStartsWithoutLeftoverState() {
+		Coupon earlier = openCoupon(5);
+		store.reserve(earlier.id(), "a");
+		store.reserve(earlier.id(), "b");
+		store.reserve(earlier.id(), "c");
+		Coupon again = new Coupon(earlier.id(), "again", 2, earlier.opensAt(), earlier.closesAt(), false, 1);
+		assertThat(store.upsertMeta(again, true)).isEqualTo(ReservationStore.MetaResult.CREATED);
+		assertThat(store.issuedCount(again.id())).isZero();
+		assertThat(store.mintedSlots(again.id())).isZero();
+		assertThat(store.reserve(again.id(), "a").slot()).isEqualTo(1);
+	}
+
+	/**
+	 * Issue 37, item 15: two events sharing one Redis, each under its key prefix, do not
+	 * share a coupon's stock or its gate, though the coupon ids are the same.
+	 */
+	@Test
+	void twoEventsSharingARedisKeepTheirOwnStock() {
+		ReservationStore first = new ReservationStore(redis, 1, "event-a:");
+		ReservationStore second = new ReservationStore(redis, 1, "event-b:");
+		Instant now = Instant.now();
+		Coupon c = coupon(1, now.minusSeconds(60), now.plusSeconds(600), false);
+		assertThat(first.upsertMeta(c, true)).isEqualTo(ReservationStore.MetaResult.CREATED);
+		assertThat(second.upsertMeta(c, true)).isEqualTo(ReservationStore.MetaResult.CREATED);
+		assertThat(first.reserve(c.id(), "u1").outcome()).isEqualTo(Outcome.ACCEPTED);
+		assertThat(second.reserve(c.id(), "u2").outcome()).as("the other event's unit").isEqualTo(Outcome.ACCEPTED);
+		assertThat(store.stateExists(c.id())).as("nothing under the unprefixed keys").isFalse();
+		Coupon d = coupon(5, now.minusSeconds(60), now.plusSeconds(600), false);
+		first.upsertMeta(d, true);
+		second.upsertMeta(d, true);
+		redis.opsForValue().set(EntryGate.key("event-a:", d.id()), "1", Duration.ofSeconds(30));
+		assertThat(first.reserve(d.id(), "u1").outcome()).isEqualTo(Outcome.ENTRY_REQUIRED);
+		assertThat(second.reserve(d.id(), "u1").outcome()).as("the other event's gate is off")
+			.isEqualTo(Outcome.ACCEPTED);
+	}
+
 	@Test
 	void aUnitOutOfTheHashAndTheFreeListIsHeldNotSoldOut() {
 		Coupon c = openCoupon(2);
 		Decision a = store.reserve(c.id(), "a");
 		store.reserve(c.id(), "b");
-		store.hold(c.id(), "a", a.slot());
+		store.hold(c.id(), of("a", a));
 		// The held send landed: the slot leaves the hash without going back to the free
 		// list, until the reconciler adopts the row. Every slot number is minted, one
 		// unit is unaccounted for: it comes back, so "try again", not "sold out".
-		assertThat(store.release(c.id(), Reservation.heldField(a.slot()), a.slot(), false)).isTrue();
+		assertThat(store.release(c.id(), heldOf(a), false)).isTrue();
 		assertThat(store.issuedCount(c.id())).isEqualTo(1);
 		assertThat(store.reserve(c.id(), "c").outcome()).isEqualTo(Outcome.STOCK_HELD);
 		Instant t = Instant.now();
@@ -247,6 +393,16 @@ class LuaScriptsTest {
 		return a.slot() + 1;
 	}
 
+	/** The reservation a decision made, as the hot path's compensation knows it. */
+	private static Reservation of(String user, Decision d) {
+		return new Reservation(user, d.slot(), d.reservedAt());
+	}
+
+	/** The placeholder a hold of {@code d} left. */
+	private static Reservation heldOf(Decision d) {
+		return new Reservation(Reservation.heldField(d.slot()), d.slot(), d.reservedAt());
+	}
+
 	@Test
 	void quantityCannotDropBelowHandedOutSlots() {
 		Coupon c = openCoupon(3);
@@ -257,6 +413,67 @@ class LuaScriptsTest {
 		Coupon larger = new Coupon(c.id(), c.name(), 4, c.opensAt(), c.closesAt(), false, 3);
 		assertThat(store.upsertMeta(larger, false)).isEqualTo(ReservationStore.MetaResult.UPDATED);
 		assertThat(store.reserve(c.id(), "c").remaining()).isEqualTo(1);
+	}
+
+	/**
+	 * Issue #37 item 4: the reconciler reads a reservation, judges it stale (no row, no
+	 * lag), then releases it; in between, the user asks again, is told 409 "you hold it"
+	 * and the reservation is sent again. The release must then do nothing: it would hand
+	 * the slot to another user while the re-sent record takes it in MySQL (one of the two
+	 * 202s lost), or leave the user told "you hold it" with nothing.
+	 */
+	@Test
+	void aReleaseReadBeforeAResendDoesNothing() {
+		Coupon c = openCoupon(1);
+		store.reserve(c.id(), "u");
+		Reservation seen = store.all(c.id()).getFirst();
+		assertThat(store.reserve(c.id(), "u").outcome()).isEqualTo(Outcome.DUPLICATE);
+		assertThat(store.release(c.id(), seen, true)).as("the resend came between").isFalse();
+		Reservation resent = store.find(c.id(), "u").orElseThrow();
+		assertThat(resent.slot()).isEqualTo(seen.slot());
+		assertThat(resent.reservedAt()).as("the record keeps its time").isEqualTo(seen.reservedAt());
+		assertThat(resent.resentAt()).as("staleness counts from the re-send").isNotNull();
+		assertThat(resent.lastSent()).isAfterOrEqualTo(seen.reservedAt());
+		assertThat(store.reserve(c.id(), "v").outcome()).isEqualTo(Outcome.SOLD_OUT);
+		// Read again (a later pass, once that is stale too), it can be released.
+		assertThat(store.release(c.id(), resent, true)).isTrue();
+		assertThat(store.reserve(c.id(), "v").slot()).isEqualTo(seen.slot());
+	}
+
+	/**
+	 * The same for the hot path's own compensation: a send that failed, while a second
+	 * request of the same user was answered 409 and re-sent the reservation.
+	 */
+	@Test
+	void aCompensationAfterAResendDoesNothing() {
+		Coupon c = openCoupon(1);
+		Decision a = store.reserve(c.id(), "u");
+		assertThat(store.reserve(c.id(), "u").outcome()).isEqualTo(Outcome.DUPLICATE);
+		assertThat(store.release(c.id(), of("u", a), true)).isFalse();
+		assertThat(store.hold(c.id(), of("u", a))).isFalse();
+		assertThat(store.find(c.id(), "u")).isPresent();
+		assertThat(store.reserve(c.id(), "v").outcome()).isEqualTo(Outcome.SOLD_OUT);
+	}
+
+	/**
+	 * Two admin changes whose Redis writes arrive out of order (a raise written after
+	 * MySQL's commit, a later lowering written before its own): the older version must
+	 * not undo the newer, or Redis sells slots MySQL no longer has.
+	 */
+	@Test
+	void anOlderVersionNeverOverwritesANewerOne() {
+		Coupon c = openCoupon(3);
+		Coupon lowered = new Coupon(c.id(), c.name(), 2, c.opensAt(), c.closesAt(), false, 3);
+		assertThat(store.upsertMeta(lowered, false)).isEqualTo(ReservationStore.MetaResult.UPDATED);
+		Coupon staleRaise = new Coupon(c.id(), c.name(), 10, c.opensAt(), c.closesAt(), false, 2);
+		assertThat(store.upsertMeta(staleRaise, false)).isEqualTo(ReservationStore.MetaResult.UPDATED);
+		assertThat(redis.opsForHash().get(new CouponKeys(c.id()).meta(), "quantity")).isEqualTo("2");
+		assertThat(redis.opsForHash().get(new CouponKeys(c.id()).meta(), "version")).isEqualTo("3");
+		// A coupon new in MySQL starts over, whatever version Redis had left (issue 37,
+		// item 15: and whatever state).
+		Coupon recreated = new Coupon(c.id(), c.name(), 7, c.opensAt(), c.closesAt(), false, 1);
+		assertThat(store.upsertMeta(recreated, true)).isEqualTo(ReservationStore.MetaResult.CREATED);
+		assertThat(redis.opsForHash().get(new CouponKeys(c.id()).meta(), "quantity")).isEqualTo("7");
 	}
 
 	private static org.assertj.core.data.TemporalUnitOffset within(long seconds) {

@@ -40,7 +40,15 @@ public final class EntryGate {
 
 	/** The gate key of a coupon, in the hash slot of its issuance keys. */
 	public static String key(long couponId) {
-		return "{coupon:" + couponId + "}:gate";
+		return key("", couponId);
+	}
+
+	/**
+	 * The gate key of a coupon under a key prefix ({@code coupon.redis.key-prefix}, see
+	 * {@link io.couponevent.common.redis.KeyPrefix}).
+	 */
+	public static String key(String prefix, long couponId) {
+		return prefix + "{coupon:" + couponId + "}:gate";
 	}
 
 	/** A token admitting {@code userId} to {@code couponId} until {@code expiresAt}. */

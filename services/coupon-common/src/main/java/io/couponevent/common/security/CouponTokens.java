@@ -1,12 +1,19 @@
 package io.couponevent.common.security;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import javax.crypto.spec.SecretKeySpec;
 
-import org.springframework.security.oauth2.core.DelegatingOAuth2TokenValidator;
 import org.springframework.security.oauth2.core.OAuth2Error;
 import org.springframework.security.oauth2.core.OAuth2ErrorCodes;
+import org.springframework.security.oauth2.core.OAuth2TokenValidator;
 import org.springframework.security.oauth2.core.OAuth2TokenValidatorResult;
 import org.springframework.security.oauth2.jose.jws.MacAlgorithm;
+import org.springframework.security.oauth2.jwt.Jwt;
+import org.springframework.security.oauth2.jwt.JwtAudienceValidator;
+import org.springframework.security.oauth2.jwt.JwtIssuerValidator;
+import org.springframework.security.oauth2.jwt.JwtTimestampValidator;
 import org.springframework.security.oauth2.jwt.JwtValidators;
 import org.springframework.security.oauth2.jwt.NimbusJwtDecoder;
 import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationConverter;
@@ -23,20 +30,37 @@ public final class CouponTokens {
 
 	/**
 	 * A decoder for the configured key source, with Spring Security's default validators
-	 * and the user id rule ({@link #subjectProblem}). {@link Hs256FastPath} makes the
-	 * same checks for the common token: a validator added here must be mirrored there.
+	 * (but {@code exp} required: the default allows a token without one, valid forever),
+	 * the configured issuer and audience, and the user id rule ({@link #subjectProblem}).
+	 * {@link Hs256FastPath} makes the same checks for the common token: a validator added
+	 * here must be mirrored there.
 	 */
 	public static NimbusJwtDecoder decoder(JwtProperties properties) {
 		NimbusJwtDecoder decoder = properties.hasSecret()
 				? NimbusJwtDecoder.withSecretKey(hs256Key(properties)).macAlgorithm(MacAlgorithm.HS256).build()
 				: NimbusJwtDecoder.withJwkSetUri(properties.jwkSetUri().toString()).build();
-		decoder.setJwtValidator(new DelegatingOAuth2TokenValidator<>(JwtValidators.createDefault(), jwt -> {
+		decoder.setJwtValidator(JwtValidators.createDefaultWithValidators(validators(properties)));
+		return decoder;
+	}
+
+	private static List<OAuth2TokenValidator<Jwt>> validators(JwtProperties properties) {
+		JwtTimestampValidator timestamps = new JwtTimestampValidator(Hs256FastPath.CLOCK_SKEW);
+		timestamps.setAllowEmptyExpiryClaim(false);
+		List<OAuth2TokenValidator<Jwt>> validators = new ArrayList<>();
+		validators.add(timestamps);
+		if (properties.issuer() != null) {
+			validators.add(new JwtIssuerValidator(properties.issuer()));
+		}
+		if (properties.audience() != null) {
+			validators.add(new JwtAudienceValidator(properties.audience()));
+		}
+		validators.add((jwt) -> {
 			String problem = subjectProblem(jwt.getSubject());
 			return (problem != null)
 					? OAuth2TokenValidatorResult.failure(new OAuth2Error(OAuth2ErrorCodes.INVALID_TOKEN, problem, null))
 					: OAuth2TokenValidatorResult.success();
-		}));
-		return decoder;
+		});
+		return validators;
 	}
 
 	private static SecretKeySpec hs256Key(JwtProperties properties) {

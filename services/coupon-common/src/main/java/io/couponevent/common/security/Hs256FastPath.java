@@ -15,10 +15,11 @@ import tools.jackson.databind.json.JsonMapper;
  * the hot path needs only its subject. It answers only for a token it fully accepts, with
  * the checks the services' {@code JwtDecoder} makes ({@link CouponTokens#decoder} with
  * Spring Security's default validators and {@link CouponTokens#subjectProblem}): HS256
- * signature, {@code typ} absent or {@code JWT}, {@code exp} and {@code nbf} within the 60
- * s clock skew, a valid subject. Anything else (another header member, a claim of an
- * unexpected type, a bad signature, an expired token) returns {@code null}, and the
- * caller asks the decoder, whose answer and error stay authoritative.
+ * signature, {@code typ} absent or {@code JWT}, {@code exp} present and, like
+ * {@code nbf}, within the 60 s clock skew, {@code iss} and {@code aud} as configured, a
+ * valid subject. Anything else (another header member, a claim of an unexpected type, a
+ * bad signature, an expired token) returns {@code null}, and the caller asks the decoder,
+ * whose answer and error stay authoritative.
  * <p>
  * Why: per request, Nimbus looks up a {@code Mac} through the JCA providers and builds
  * three claim maps; that was the largest single share of the issuance path's CPU. Here
@@ -37,10 +38,18 @@ public final class Hs256FastPath {
 
 	private final Clock clock;
 
-	private Hs256FastPath(HmacSha256 hmac, JsonMapper json, Clock clock) {
+	/** The {@code iss} a token must carry, or {@code null}. */
+	private final String issuer;
+
+	/** A value the token's {@code aud} must hold, or {@code null}. */
+	private final String audience;
+
+	private Hs256FastPath(HmacSha256 hmac, JsonMapper json, Clock clock, String issuer, String audience) {
 		this.hmac = hmac;
 		this.json = json;
 		this.clock = clock;
+		this.issuer = issuer;
+		this.audience = audience;
 	}
 
 	/**
@@ -51,7 +60,8 @@ public final class Hs256FastPath {
 		if (!properties.hasSecret()) {
 			return null;
 		}
-		return new Hs256FastPath(new HmacSha256(properties.secret()), json, clock);
+		return new Hs256FastPath(new HmacSha256(properties.secret()), json, clock, properties.issuer(),
+				properties.audience());
 	}
 
 	/**
@@ -122,7 +132,7 @@ public final class Hs256FastPath {
 			return null;
 		}
 		JsonNode sub = claims.get("sub");
-		if (sub == null) {
+		if (sub == null || !issuerAccepted(claims.get("iss")) || !audienceAccepted(claims.get("aud"))) {
 			return null;
 		}
 		for (Map.Entry<String, JsonNode> claim : claims.properties()) {
@@ -132,6 +142,25 @@ public final class Hs256FastPath {
 		}
 		String subject = sub.asString();
 		return CouponTokens.subjectProblem(subject) == null ? subject : null;
+	}
+
+	/** {@code JwtIssuerValidator}: the configured issuer, exactly. */
+	private boolean issuerAccepted(JsonNode iss) {
+		return this.issuer == null || text(iss, this.issuer);
+	}
+
+	/**
+	 * {@code JwtAudienceValidator}: the configured audience, as the claim's one string or
+	 * among its array.
+	 */
+	private boolean audienceAccepted(JsonNode aud) {
+		if (this.audience == null) {
+			return true;
+		}
+		if (aud == null) {
+			return false;
+		}
+		return text(aud, this.audience) || (aud.isArray() && aud.valueStream().anyMatch((a) -> text(a, this.audience)));
 	}
 
 	/**

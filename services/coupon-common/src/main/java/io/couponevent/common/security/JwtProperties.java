@@ -17,9 +17,13 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * @param secret HS256 key ({@code COUPON_SECURITY_JWT_SECRET}); blank counts as unset
  * @param jwkSetUri JWK set of an identity provider
  * ({@code COUPON_SECURITY_JWT_JWK_SET_URI})
+ * @param issuer when set, a token's {@code iss} must be exactly this
+ * ({@code COUPON_SECURITY_JWT_ISSUER}); blank counts as unset
+ * @param audience when set, a token's {@code aud} must contain this
+ * ({@code COUPON_SECURITY_JWT_AUDIENCE}); blank counts as unset
  */
 @ConfigurationProperties("coupon.security.jwt")
-public record JwtProperties(String secret, URI jwkSetUri) {
+public record JwtProperties(String secret, URI jwkSetUri, String issuer, String audience) {
 
 	/** HS256 needs a key at least as long as its 256-bit output. */
 	public static final int MIN_SECRET_BYTES = 32;
@@ -37,6 +41,8 @@ public record JwtProperties(String secret, URI jwkSetUri) {
 		if (!hasSecret) {
 			secret = null;
 		}
+		issuer = (issuer == null || issuer.isBlank()) ? null : issuer;
+		audience = (audience == null || audience.isBlank()) ? null : audience;
 	}
 
 	public boolean hasSecret() {

@@ -19,6 +19,7 @@ import org.springframework.security.oauth2.jwt.JwtDecoder;
 import org.springframework.security.oauth2.jwt.JwtException;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * The fast path accepts only what the services' decoder accepts, with the same subject;
@@ -32,7 +33,7 @@ class Hs256FastPathTest {
 
 	private static final long NOW = Instant.now().getEpochSecond();
 
-	private final JwtProperties properties = new JwtProperties(SECRET, null);
+	private final JwtProperties properties = new JwtProperties(SECRET, null, null, null);
 
 	private final JwtDecoder decoder = CouponTokens.decoder(this.properties);
 
@@ -137,17 +138,57 @@ class Hs256FastPathTest {
 			assertThat(this.fastPath.subject(cases.get(name))).as(name + " is the fast path's to accept").isNotNull();
 		}
 		for (String name : List.of("other key", "HS384", "alg none", "expired", "not yet valid", "sub padded",
-				"sub control", "no sub", "four segments")) {
+				"sub control", "no sub", "four segments", "no exp")) {
 			assertThat(this.fastPath.subject(cases.get(name))).as(name).isNull();
 			assertThat(decoderSubject(cases.get(name))).as(name + ": the decoder rejects it too").isNull();
 		}
 		assertThat(accepted).isEqualTo(6);
 	}
 
+	/**
+	 * With an issuer and an audience configured, a token must name both: the decoder and
+	 * the fast path refuse the same tokens.
+	 */
+	@Test
+	void issuerAndAudienceWhenConfigured() throws Exception {
+		JwtProperties strict = new JwtProperties(SECRET, null, "https://idp.example/", "coupon-api");
+		JwtDecoder strictDecoder = CouponTokens.decoder(strict);
+		Hs256FastPath strictFastPath = Hs256FastPath.of(strict, JSON,
+				Clock.fixed(Instant.ofEpochSecond(NOW), ZoneOffset.UTC));
+		long exp = NOW + 600;
+		String iss = "\"iss\":\"https://idp.example/\"";
+		Map<String, String> accepted = new LinkedHashMap<>();
+		accepted.put("aud a string", hs256("{\"sub\":\"u\",\"exp\":%d,%s,\"aud\":\"coupon-api\"}".formatted(exp, iss)));
+		accepted.put("aud among others",
+				hs256("{\"sub\":\"u\",\"exp\":%d,%s,\"aud\":[\"x\",\"coupon-api\"]}".formatted(exp, iss)));
+		Map<String, String> refused = new LinkedHashMap<>();
+		refused.put("no iss", hs256("{\"sub\":\"u\",\"exp\":%d,\"aud\":\"coupon-api\"}".formatted(exp)));
+		refused.put("other iss", hs256(
+				"{\"sub\":\"u\",\"exp\":%d,\"iss\":\"https://other.example/\",\"aud\":\"coupon-api\"}".formatted(exp)));
+		refused.put("iss without its slash", hs256(
+				"{\"sub\":\"u\",\"exp\":%d,\"iss\":\"https://idp.example\",\"aud\":\"coupon-api\"}".formatted(exp)));
+		refused.put("no aud", hs256("{\"sub\":\"u\",\"exp\":%d,%s}".formatted(exp, iss)));
+		refused.put("other aud", hs256("{\"sub\":\"u\",\"exp\":%d,%s,\"aud\":[\"x\",\"y\"]}".formatted(exp, iss)));
+		refused.put("aud empty", hs256("{\"sub\":\"u\",\"exp\":%d,%s,\"aud\":[]}".formatted(exp, iss)));
+		refused.put("no exp", hs256("{\"sub\":\"u\",%s,\"aud\":\"coupon-api\"}".formatted(iss)));
+		for (Map.Entry<String, String> c : accepted.entrySet()) {
+			assertThat(strictFastPath.subject(c.getValue())).as(c.getKey()).isEqualTo("u");
+			assertThat(strictDecoder.decode(c.getValue()).getSubject()).as(c.getKey()).isEqualTo("u");
+		}
+		for (Map.Entry<String, String> c : refused.entrySet()) {
+			assertThat(strictFastPath.subject(c.getValue())).as(c.getKey()).isNull();
+			assertThatExceptionOfType(JwtException.class).as(c.getKey())
+				.isThrownBy(() -> strictDecoder.decode(c.getValue()));
+		}
+		// Unset, neither is asked for.
+		assertThat(this.fastPath.subject(refused.get("no aud"))).isEqualTo("u");
+		assertThat(this.fastPath.subject(refused.get("other iss"))).isEqualTo("u");
+	}
+
 	@Test
 	void noFastPathForAnIdentityProvidersKeys() {
-		assertThat(Hs256FastPath.of(new JwtProperties(null, java.net.URI.create("http://127.0.0.1:1/jwks")), JSON,
-				Clock.systemUTC()))
+		assertThat(Hs256FastPath.of(new JwtProperties(null, java.net.URI.create("http://127.0.0.1:1/jwks"), null, null),
+				JSON, Clock.systemUTC()))
 			.isNull();
 	}
 

@@ -27,15 +27,17 @@ class JwtPropertiesTest {
 
 	@Test
 	void exactlyOneKeySource() {
-		assertThat(new JwtProperties(SECRET, null).hasSecret()).isTrue();
-		assertThat(new JwtProperties(null, JWKS).hasSecret()).isFalse();
-		assertThat(new JwtProperties("  ", JWKS).secret()).as("blank counts as unset").isNull();
-		assertThatIllegalArgumentException().isThrownBy(() -> new JwtProperties(null, null))
+		assertThat(new JwtProperties(SECRET, null, null, null).hasSecret()).isTrue();
+		assertThat(new JwtProperties(null, JWKS, null, null).hasSecret()).isFalse();
+		assertThat(new JwtProperties("  ", JWKS, null, null).secret()).as("blank counts as unset").isNull();
+		assertThat(new JwtProperties(SECRET, null, " ", "").issuer()).as("a blank issuer is unset").isNull();
+		assertThat(new JwtProperties(SECRET, null, " ", "").audience()).as("a blank audience is unset").isNull();
+		assertThatIllegalArgumentException().isThrownBy(() -> new JwtProperties(null, null, null, null))
 			.withMessageContaining("Set exactly one of")
 			.withMessageContaining("coupon.security.jwt.jwk-set-uri");
-		assertThatIllegalArgumentException().isThrownBy(() -> new JwtProperties(SECRET, JWKS))
+		assertThatIllegalArgumentException().isThrownBy(() -> new JwtProperties(SECRET, JWKS, null, null))
 			.withMessageContaining("Set exactly one of");
-		assertThatIllegalArgumentException().isThrownBy(() -> new JwtProperties("too-short", null))
+		assertThatIllegalArgumentException().isThrownBy(() -> new JwtProperties("too-short", null, null, null))
 			.withMessageContaining("at least 32 bytes");
 	}
 
@@ -48,7 +50,7 @@ class JwtPropertiesTest {
 		SignedJWT token = new SignedJWT(new JWSHeader(JWSAlgorithm.HS256), claims);
 		token.sign(new MACSigner(SECRET.getBytes(StandardCharsets.UTF_8)));
 
-		Jwt jwt = CouponTokens.decoder(new JwtProperties(SECRET, null)).decode(token.serialize());
+		Jwt jwt = CouponTokens.decoder(new JwtProperties(SECRET, null, null, null)).decode(token.serialize());
 		assertThat(jwt.getSubject()).isEqualTo("ops");
 		assertThat(CouponTokens.rolesConverter().convert(jwt).getAuthorities())
 			.extracting(GrantedAuthority::getAuthority)

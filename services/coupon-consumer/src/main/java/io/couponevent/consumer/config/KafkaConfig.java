@@ -12,9 +12,8 @@ import org.apache.kafka.common.config.TopicConfig;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.dao.DataAccessResourceFailureException;
-import org.springframework.dao.RecoverableDataAccessException;
-import org.springframework.dao.TransientDataAccessException;
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.kafka.config.ContainerCustomizer;
 import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
 import org.springframework.kafka.config.TopicBuilder;
@@ -22,8 +21,8 @@ import org.springframework.kafka.core.KafkaAdmin;
 import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.kafka.listener.ConcurrentMessageListenerContainer;
 import org.springframework.kafka.listener.DefaultErrorHandler;
-import org.springframework.transaction.CannotCreateTransactionException;
-import org.springframework.transaction.TransactionSystemException;
+import org.springframework.kafka.support.serializer.DeserializationException;
+import org.springframework.transaction.TransactionException;
 import org.springframework.util.backoff.ExponentialBackOff;
 
 /** Listener container, error handling and topic declarations. */
@@ -46,11 +45,14 @@ public class KafkaConfig {
 	}
 
 	/**
-	 * Picked up by Boot's listener container factory. Only passing failures are retried
-	 * (database or broker unreachable, lock wait, deadlock), whole batch, with
-	 * exponential back-off; anything else is a bug or bad data that retrying cannot fix,
-	 * so its records are dead-lettered at once as {@code other} and the partition moves
-	 * on.
+	 * Picked up by Boot's listener container factory. Every database or broker failure is
+	 * retried, whole batch, with exponential back-off: unreachable, lock wait, deadlock,
+	 * but also errors Spring cannot categorise, such as MySQL's read-only refusal (1290)
+	 * right after a failover demotes the writer. Only what is known to be permanent for
+	 * one record is not: a constraint violation, which the persister already isolates
+	 * record by record, and poison, dead-lettered by the listener. Any other exception is
+	 * a bug that retrying cannot fix, so its records are dead-lettered at once as
+	 * {@code other} and the partition moves on.
 	 */
 	@Bean
 	DefaultErrorHandler batchErrorHandler(DeadLetterRecoverer recoverer, ConsumerProperties props) {
@@ -62,10 +64,10 @@ public class KafkaConfig {
 		}
 		DefaultErrorHandler handler = new DefaultErrorHandler(recoverer, backOff);
 		handler.defaultFalse();
-		handler.addRetryableExceptions(TransientDataAccessException.class, RecoverableDataAccessException.class,
-				DataAccessResourceFailureException.class, CannotCreateTransactionException.class,
-				TransactionSystemException.class, org.springframework.kafka.KafkaException.class,
-				org.apache.kafka.common.KafkaException.class, RetryLaterException.class);
+		handler.addRetryableExceptions(DataAccessException.class, TransactionException.class,
+				org.springframework.kafka.KafkaException.class, org.apache.kafka.common.KafkaException.class,
+				RetryLaterException.class);
+		handler.addNotRetryableExceptions(DataIntegrityViolationException.class, DeserializationException.class);
 		return handler;
 	}
 

@@ -29,10 +29,11 @@ import org.springframework.stereotype.Component;
  * Persists each poll's batch of issuance events with one JDBC batch. Records that can
  * never be persisted (poison JSON, slot conflicts, unknown coupons) are dead-lettered
  * here, one by one, so the rest of the batch and the partition keep flowing. Anything
- * else (the database or the dead-letter topic unreachable) propagates: the container's
- * error handler retries the whole batch with back-off, and the offsets are committed only
- * after the listener returns, i.e. after the rows are committed (ack mode BATCH).
- * Redelivery is harmless: persisted events come back as duplicates.
+ * else (the database unreachable or read-only, the dead-letter topic unreachable)
+ * propagates: the container's error handler retries the whole batch with back-off
+ * ({@code KafkaConfig}), and the offsets are committed only after the listener returns,
+ * i.e. after the rows are committed (ack mode BATCH). Redelivery is harmless: persisted
+ * events come back as duplicates.
  */
 @Component
 public class IssuanceBatchListener {

@@ -1,6 +1,7 @@
 package io.couponevent.consumer.persist;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -75,6 +76,37 @@ class WriteRateLimiterTest {
 		// 0.1 s of the half second paid the first permit's debt; 0.4 s stored 4 permits.
 		assertThat(limiter.acquire(6)).isZero();
 		assertThat(limiter.acquire(1)).isEqualTo(TimeUnit.MILLISECONDS.toNanos(200));
+	}
+
+	/**
+	 * What the start-up check of {@code PersistenceConfig} relies on: each thread books
+	 * one batch, waits, writes and books the next, so however long they run, no wait
+	 * exceeds one batch per thread ({@code concurrency x max-poll-records / rate}).
+	 */
+	@Test
+	void noWaitExceedsOneBatchPerThread() {
+		int threads = 4;
+		int batch = 500;
+		WriteRateLimiter limiter = limiter(100);
+		long[] nextCall = new long[threads];
+		Arrays.fill(nextCall, time.now);
+		long longest = 0;
+		for (int call = 0; call < 1_000; call++) {
+			int thread = 0;
+			for (int t = 1; t < threads; t++) {
+				if (nextCall[t] < nextCall[thread]) {
+					thread = t;
+				}
+			}
+			time.now = nextCall[thread];
+			long wait = limiter.reserve(batch);
+			longest = Math.max(longest, wait);
+			// the batch is written 10 ms after the wait, then the thread polls again
+			nextCall[thread] = time.now + wait + TimeUnit.MILLISECONDS.toNanos(10);
+		}
+		// 4 x 500 / 100 = 20 s, less the 10 ms the thread spent writing.
+		assertThat(longest).isLessThanOrEqualTo(TimeUnit.SECONDS.toNanos(threads * batch / 100))
+			.isGreaterThan(TimeUnit.SECONDS.toNanos(19));
 	}
 
 	@Test

@@ -2,12 +2,14 @@ package io.couponevent.waitingroom.config;
 
 import java.time.Duration;
 
+import io.couponevent.common.redis.ClusterFailover;
+import io.couponevent.common.redis.KeyPrefix;
 import io.lettuce.core.SslOptions;
 import io.lettuce.core.cluster.ClusterClientOptions;
-import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.boot.data.redis.autoconfigure.LettuceClientConfigurationBuilderCustomizer;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.data.redis.autoconfigure.LettuceClientOptionsBuilderCustomizer;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
@@ -19,24 +21,20 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
- * The queue's Redis (Spring Boot's) follows failovers; the issuance Redis, when it is
- * another cluster, gets a client of its own.
+ * The queue's Redis (Spring Boot's) and the issuance Redis, when it is another cluster
+ * (with a client of its own), follow failovers as the API's client does
+ * ({@link ClusterFailover}).
  */
 @Configuration(proxyBeanMethods = false)
 class RedisConfig {
 
-	private static ClusterClientOptions clusterOptions() {
-		ClusterTopologyRefreshOptions refresh = ClusterTopologyRefreshOptions.builder()
-			.enableAllAdaptiveRefreshTriggers()
-			.adaptiveRefreshTriggersTimeout(Duration.ofSeconds(5))
-			.enablePeriodicRefresh(Duration.ofSeconds(30))
-			.build();
-		return ClusterClientOptions.builder().topologyRefreshOptions(refresh).maxRedirects(5).build();
-	}
-
+	/**
+	 * Added to Spring Boot's client options, which carry the TLS bundle
+	 * ({@code spring.data.redis.ssl.bundle}) and the connect timeout.
+	 */
 	@Bean
-	LettuceClientConfigurationBuilderCustomizer clusterTopologyRefresh() {
-		return (builder) -> builder.clientOptions(clusterOptions());
+	LettuceClientOptionsBuilderCustomizer clusterTopologyRefresh() {
+		return ClusterFailover::apply;
 	}
 
 	/**
@@ -45,16 +43,17 @@ class RedisConfig {
 	 */
 	@Bean(destroyMethod = "destroy")
 	IssuanceRedis issuanceRedis(WaitingRoomProperties properties, StringRedisTemplate queueRedis,
-			ObjectProvider<SslBundles> sslBundles) {
+			ObjectProvider<SslBundles> sslBundles, @Value(KeyPrefix.PROPERTY) String keyPrefix) {
 		WaitingRoomProperties.IssuanceRedis settings = properties.issuanceRedis();
+		String prefix = KeyPrefix.of(keyPrefix);
 		if (settings.nodes().isEmpty()) {
-			return new IssuanceRedis(queueRedis, null);
+			return new IssuanceRedis(queueRedis, null, prefix);
 		}
 		LettuceConnectionFactory factory = new LettuceConnectionFactory(clusterOf(settings),
 				clientOf(settings, sslBundles.getIfAvailable()));
 		factory.afterPropertiesSet();
 		factory.start();
-		return new IssuanceRedis(new StringRedisTemplate(factory), factory);
+		return new IssuanceRedis(new StringRedisTemplate(factory), factory, prefix);
 	}
 
 	/** The API's cluster: its nodes and password. */
@@ -68,7 +67,7 @@ class RedisConfig {
 
 	/** The client: failover-aware, TLS when asked, trusting the bundle's certificates. */
 	static LettuceClientConfiguration clientOf(WaitingRoomProperties.IssuanceRedis settings, SslBundles bundles) {
-		ClusterClientOptions.Builder options = clusterOptions().mutate();
+		ClusterClientOptions.Builder options = ClusterFailover.options();
 		LettuceClientConfiguration.LettuceClientConfigurationBuilder client = LettuceClientConfiguration.builder()
 			.commandTimeout(Duration.ofSeconds(1));
 		if (settings.ssl().enabled()) {

@@ -28,6 +28,12 @@ class RoomStore {
 	private static final RedisScript<Long> SHUFFLE = RedisScript.of(ClasspathText.read("scripts/shuffle.lua"),
 			Long.class);
 
+	private static final RedisScript<Long> COUPON_STATE = RedisScript.of(ClasspathText.read("scripts/coupon-state.lua"),
+			Long.class);
+
+	private static final RedisScript<Long> OPENING = RedisScript.of(ClasspathText.read("scripts/opening.lua"),
+			Long.class);
+
 	private final StringRedisTemplate redis;
 
 	RoomStore(StringRedisTemplate redis) {
@@ -42,9 +48,9 @@ class RoomStore {
 	 * The one round trip of a join, poll or tick: advances the zone's admission window,
 	 * then answers for the user.
 	 */
-	Outcome call(Zone zone, String op, String user, long couponId, long now, long entryTtlMs) {
+	Outcome call(Zone zone, String op, String user, long couponId, long entryTtlMs) {
 		ZoneSettings s = zone.settings();
-		List<?> r = this.redis.execute(ROOM, zone.scriptKeys(), op, user, Long.toString(couponId), Long.toString(now),
+		List<?> r = this.redis.execute(ROOM, zone.scriptKeys(), op, user, Long.toString(couponId),
 				Integer.toString(s.budgetPerMinute()), s.mode().wire(), Long.toString(s.subWindow().toMillis()),
 				Long.toString(entryTtlMs));
 		return new Outcome((String) r.get(0), num(r, 1), num(r, 2), num(r, 3), num(r, 4), num(r, 5) == 1, num(r, 6),
@@ -55,13 +61,16 @@ class RoomStore {
 		return ((Number) r.get(i)).longValue();
 	}
 
-	/** Purges users silent since {@code cutoff}, a chunk per call; the number purged. */
-	long purge(Zone zone, long cutoff) {
+	/**
+	 * Purges users silent for longer than {@code purgeAfterMs} (by Redis's clock), a
+	 * chunk per call; the number purged.
+	 */
+	long purge(Zone zone, long purgeAfterMs) {
 		long total = 0;
 		long n;
 		do {
 			n = this.redis.execute(PURGE, List.of(zone.queue(), zone.admitted(), zone.seen(), zone.eta()),
-					Long.toString(cutoff), Integer.toString(CHUNK));
+					Long.toString(purgeAfterMs), Integer.toString(CHUNK));
 			total += n;
 		}
 		while (n == CHUNK);
@@ -77,12 +86,12 @@ class RoomStore {
 		this.redis.opsForHash().putAll(zone.meta(), fields);
 	}
 
-	void markSoldOut(Zone zone, long couponId) {
-		this.redis.opsForSet().add(zone.soldOut(), Long.toString(couponId));
-	}
-
-	void markClosed(Zone zone, long couponId) {
-		this.redis.opsForSet().add(zone.closed(), Long.toString(couponId));
+	/**
+	 * The coupon's state as the API reports it: sold out, closed, or neither (which
+	 * clears an earlier sell-out or closing).
+	 */
+	void couponState(Zone zone, long couponId, String state) {
+		this.redis.execute(COUPON_STATE, List.of(zone.soldOut(), zone.closed()), Long.toString(couponId), state);
 	}
 
 	Set<String> soldOut(Zone zone) {
@@ -90,11 +99,27 @@ class RoomStore {
 	}
 
 	/**
-	 * Puts the pre-queue in a random order, before every later arrival: scores
-	 * {@code opensAt - n .. opensAt - 1} in a random permutation, a chunk per script.
+	 * Claims the zone's opening for this pod: false when the pre-queue is off or another
+	 * pod's claim is younger than {@code claimMs}.
+	 */
+	boolean claimOpening(Zone zone, long claimMs) {
+		return Long.valueOf(1).equals(this.redis.execute(OPENING, List.of(zone.meta()), Long.toString(claimMs)));
+	}
+
+	/** The opening is done: admission starts, the claim is dropped. */
+	void opened(Zone zone) {
+		setMeta(zone, Map.of("prequeue", "0"));
+		this.redis.opsForHash().delete(zone.meta(), "opening");
+	}
+
+	/**
+	 * Puts the pre-queue (the users who arrived before {@code opensAt}) in a random
+	 * order, before every later arrival: scores {@code opensAt - n .. opensAt - 1} in a
+	 * random permutation, a chunk per script. Later arrivals keep their places behind it,
+	 * in arrival order.
 	 */
 	void shuffle(Zone zone, long opensAt) {
-		Set<String> users = this.redis.opsForZSet().rangeByScore(zone.queue(), Double.NEGATIVE_INFINITY, opensAt);
+		Set<String> users = this.redis.opsForZSet().rangeByScore(zone.queue(), Double.NEGATIVE_INFINITY, opensAt - 1);
 		if (users == null || users.isEmpty()) {
 			return;
 		}

@@ -2,8 +2,11 @@ package io.couponevent.waitingroom.room;
 
 import java.time.Clock;
 import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.couponevent.common.entry.EntryGate;
@@ -13,6 +16,7 @@ import io.couponevent.waitingroom.room.RoomStore.Outcome;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.stereotype.Service;
 import org.springframework.web.client.RestClientException;
 
@@ -49,12 +53,33 @@ class WaitingRoom {
 
 	private final Clock clock;
 
-	/** Coupon id → true (the API knows it) or the time it answered 404. */
-	private final Map<Long, Long> checked = new ConcurrentHashMap<>();
+	/** How many recent 404s are remembered: bounded, whatever ids a client sends. */
+	private static final int UNKNOWN_REMEMBERED = 10_000;
 
-	private final Map<Long, Object> lookups = new ConcurrentHashMap<>();
+	/** Coupons the API knew: only these get a zone, meters and Redis state. */
+	private final Set<Long> known = ConcurrentHashMap.newKeySet();
 
+	/** Recent 404s (coupon id → when), the oldest dropped first. */
+	private final Map<Long, Long> unknown = Collections.synchronizedMap(new LinkedHashMap<>(256, 0.75f, false) {
+
+		@Override
+		protected boolean removeEldestEntry(Map.Entry<Long, Long> eldest) {
+			return size() > UNKNOWN_REMEMBERED;
+		}
+
+	});
+
+	/** One lookup per coupon at a time, striped so that no id adds state. */
+	private final Object[] lookups = new Object[64];
+
+	@Autowired
 	WaitingRoom(Zones zones, RoomStore store, RoomMetrics metrics, CouponStatusClient coupons, EntryProperties entry) {
+		this(zones, store, metrics, coupons, entry, Clock.systemUTC());
+	}
+
+	/** With the pod's clock given: a test's pod whose clock is off. */
+	WaitingRoom(Zones zones, RoomStore store, RoomMetrics metrics, CouponStatusClient coupons, EntryProperties entry,
+			Clock clock) {
 		if (!entry.enabled()) {
 			throw new IllegalStateException("coupon.entry.secret (COUPON_ENTRY_SECRET) is required");
 		}
@@ -64,12 +89,14 @@ class WaitingRoom {
 		this.coupons = coupons;
 		this.gate = new EntryGate(entry.secret());
 		this.entryTtlMs = entry.ttl().toMillis();
-		this.clock = Clock.systemUTC();
+		this.clock = clock;
+		for (int i = 0; i < this.lookups.length; i++) {
+			this.lookups[i] = new Object();
+		}
 	}
 
 	Entry join(String user, long couponId) {
-		Zone zone = this.zones.forCoupon(couponId);
-		requireKnown(zone, couponId);
+		Zone zone = zoneOf(couponId);
 		RoomMetrics.ZoneMeters meters = this.metrics.zone(zone.name());
 		long start = System.nanoTime();
 		try {
@@ -81,7 +108,7 @@ class WaitingRoom {
 	}
 
 	Entry poll(String user, long couponId) {
-		Zone zone = this.zones.forCoupon(couponId);
+		Zone zone = zoneOf(couponId);
 		RoomMetrics.ZoneMeters meters = this.metrics.zone(zone.name());
 		long start = System.nanoTime();
 		try {
@@ -93,8 +120,7 @@ class WaitingRoom {
 	}
 
 	private Entry answer(Zone zone, RoomMetrics.ZoneMeters meters, String user, long couponId, String op) {
-		long now = this.clock.millis();
-		Outcome o = this.store.call(zone, op, user, couponId, now, this.entryTtlMs);
+		Outcome o = this.store.call(zone, op, user, couponId, this.entryTtlMs);
 		record(meters, o);
 		return switch (o.state()) {
 			case "QUEUED" -> new Entry("QUEUED", o.position(), ceilSeconds(o.etaMs()),
@@ -169,57 +195,53 @@ class WaitingRoom {
 	}
 
 	/**
-	 * A join for a coupon the API does not know is refused, so that nobody can fill Redis
-	 * with zones; when the API cannot answer, the join goes through (fail open: the API
-	 * refuses unknown coupons itself).
+	 * The coupon's zone, once the API has said it knows the coupon. An id it does not
+	 * know is refused before any zone, meter or Redis key exists for it (so that nobody
+	 * can fill Redis, the meters and the ticker with zones); when the API cannot answer
+	 * for a coupon not yet confirmed, the request is refused as unavailable for the same
+	 * reason.
 	 */
-	private void requireKnown(Zone zone, long couponId) {
-		if (known(couponId)) {
-			return;
-		}
-		// one lookup per coupon at a time: a spike's first joins all arrive before the
-		// first
-		// answer
-		synchronized (this.lookups.computeIfAbsent(couponId, (id) -> new Object())) {
-			if (!known(couponId)) {
-				lookUp(zone, couponId);
+	Zone zoneOf(long couponId) {
+		if (!this.known.contains(couponId)) {
+			// one lookup per coupon at a time: a spike's first joins all arrive before
+			// the
+			// first answer
+			synchronized (this.lookups[Long.hashCode(couponId) & (this.lookups.length - 1)]) {
+				if (!this.known.contains(couponId)) {
+					lookUp(couponId);
+				}
 			}
 		}
+		return this.zones.forCoupon(couponId);
 	}
 
-	/** True when the API knows the coupon; throws while its 404 is believed. */
-	private boolean known(long couponId) {
-		Long seen = this.checked.get(couponId);
-		if (seen != null && seen != 0 && this.clock.millis() - seen < UNKNOWN_COUPON_MS) {
+	private void lookUp(long couponId) {
+		long now = this.clock.millis();
+		Long refused = this.unknown.get(couponId);
+		if (refused != null && now - refused < UNKNOWN_COUPON_MS) {
 			throw new CouponNotFoundException(couponId);
 		}
-		return seen != null && seen == 0;
-	}
-
-	private void lookUp(Zone zone, long couponId) {
-		long now = this.clock.millis();
 		Optional<CouponStatus> status;
 		try {
 			status = this.coupons.get(couponId);
 		}
 		catch (RestClientException ex) {
-			// believed known, so that an API outage does not cost every join a failed
-			// call
-			log.warn("coupon {}: the API did not answer ({}); letting joins through", couponId, ex.toString());
-			this.checked.put(couponId, 0L);
-			return;
+			log.warn("coupon {}: the API did not answer ({})", couponId, ex.toString());
+			throw new CouponLookupException(couponId, ex);
 		}
 		if (status.isEmpty()) {
-			this.checked.put(couponId, now);
+			this.unknown.put(couponId, now);
 			throw new CouponNotFoundException(couponId);
 		}
-		this.checked.put(couponId, 0L);
+		this.unknown.remove(couponId);
 		CouponStatus coupon = status.get();
+		Zone zone = this.zones.forCoupon(couponId);
 		// before the opening everybody queues (the pre-queue), from the first join on
 		if ("SCHEDULED".equals(coupon.state()) && coupon.opensAt() != null && coupon.opensAt().toEpochMilli() > now) {
 			this.store.setMeta(zone,
 					Map.of("prequeue", "1", "opensAt", Long.toString(coupon.opensAt().toEpochMilli())));
 		}
+		this.known.add(couponId);
 	}
 
 }

@@ -3,6 +3,7 @@ package io.couponevent.waitingroom.room;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import io.couponevent.waitingroom.config.Mode;
 import io.couponevent.waitingroom.config.PreQueue;
@@ -25,9 +26,12 @@ class ZoneAdminController {
 
 	private final RoomStore store;
 
-	ZoneAdminController(Zones zones, RoomStore store) {
+	private final WaitingRoom room;
+
+	ZoneAdminController(Zones zones, RoomStore store, WaitingRoom room) {
 		this.zones = zones;
 		this.store = store;
+		this.room = room;
 	}
 
 	@GetMapping("/api/v1/admin/waiting-room/zones/{zone}")
@@ -64,8 +68,19 @@ class ZoneAdminController {
 		return view(zone, this.store.meta(zone));
 	}
 
+	/** A named zone, or the own zone of a coupon the API knows. */
 	private Zone zone(String name) {
-		return this.zones.byName(name).orElseThrow(() -> new UnknownZoneException(name));
+		Optional<Zone> named = this.zones.named(name);
+		if (named.isPresent()) {
+			return named.get();
+		}
+		long coupon = this.zones.ownZoneCoupon(name).orElseThrow(() -> new UnknownZoneException(name));
+		try {
+			return this.room.zoneOf(coupon);
+		}
+		catch (CouponNotFoundException ex) {
+			throw new UnknownZoneException(name);
+		}
 	}
 
 	private static <T> T parse(String value, String field, java.util.function.Function<String, T> parser) {

@@ -4,8 +4,10 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
-import io.couponevent.common.entry.EntryGate;
 import io.couponevent.common.entry.EntryProperties;
 import io.couponevent.waitingroom.config.IssuanceRedis;
 import io.couponevent.waitingroom.config.PreQueue;
@@ -15,26 +17,44 @@ import io.couponevent.waitingroom.room.RoomStore.Outcome;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.scheduling.annotation.SchedulingConfigurer;
 import org.springframework.scheduling.config.ScheduledTaskRegistrar;
 import org.springframework.stereotype.Component;
 
 /**
- * Once a second per zone: learns the coupons' state from the API (sold out, closed, the
- * opening), advances the admission window even when nobody polls, and keeps the gate key
- * in the issuance Redis while the zone queues. Every {@code sweep-every}: purges leavers.
+ * Once a second per zone: advances the admission window even when nobody polls, and keeps
+ * the gate key in the issuance Redis while the zone queues. On a thread of its own, also
+ * about once a second (every ten seconds for an idle zone): learns the coupons' state
+ * from the API (sold out, closed, the opening). The lookups block, up to a connect and a
+ * read timeout each; were the gates renewed after them, a few slow answers would outlast
+ * the gate's TTL and open the gates while users queue. Every {@code sweep-every}: purges
+ * leavers.
  */
 @Component
-class ZoneTicker implements SchedulingConfigurer {
+class ZoneTicker implements SchedulingConfigurer, DisposableBean {
 
 	private static final Logger log = LoggerFactory.getLogger(ZoneTicker.class);
 
-	/** The gate's TTL: a crashed waiting room opens the gate by itself this soon. */
-	static final long GATE_TTL_MS = 15_000;
+	/**
+	 * The gate's TTL: a crashed waiting room opens the gate by itself this soon. It
+	 * outlasts a restart of the room (a JVM start: 25-126 s on the starved harness): were
+	 * it shorter, a room restarted under a queue would let anybody issue without an entry
+	 * token until it was back (test-faults' room-kill-failover: 15 s let 89 in, 2 min let
+	 * 56 in after an outage of 146 s). Until then issuance waits for the room: nobody
+	 * gets a new entry token while it is down either.
+	 */
+	static final long GATE_TTL_MS = 300_000;
+
+	/**
+	 * A pod's claim on a zone's opening lapses this long after it was made: the pod died
+	 * before the pre-queue was shuffled.
+	 */
+	private static final long OPENING_CLAIM_MS = 60_000;
 
 	/** An idle zone's coupons are looked up this often instead of every second. */
-	private static final int IDLE_LOOKUP_EVERY = 10;
+	private static final long IDLE_LOOKUP_MS = 10_000;
 
 	private final Zones zones;
 
@@ -46,6 +66,9 @@ class ZoneTicker implements SchedulingConfigurer {
 
 	private final StringRedisTemplate issuance;
 
+	/** The gate keys, under the API's key prefix. */
+	private final IssuanceRedis gates;
+
 	private final WaitingRoomProperties properties;
 
 	private final long entryTtlMs;
@@ -53,7 +76,21 @@ class ZoneTicker implements SchedulingConfigurer {
 	/** Zone → whether its gate is on (as last written); absent: unknown, so cleared. */
 	private final Map<String, Boolean> gateOn = new ConcurrentHashMap<>();
 
-	private final Map<String, Integer> idleTicks = new ConcurrentHashMap<>();
+	/** Zones whose last tick found no queue and no activity. */
+	private final Set<String> idle = ConcurrentHashMap.newKeySet();
+
+	/** Zone → when its coupons were looked up last (ms). */
+	private final Map<String, Long> lookedUp = new ConcurrentHashMap<>();
+
+	/**
+	 * When this pod started: it purges nobody for {@code purge-after} after it, as users
+	 * whose polls failed while the room was down (every pod restarted, or not yet up) did
+	 * not leave; a silence that began before the start is not theirs to answer for.
+	 */
+	private final long startedNanos = System.nanoTime();
+
+	private final ScheduledExecutorService lookups = Executors
+		.newSingleThreadScheduledExecutor(Thread.ofPlatform().name("coupon-lookups").daemon().factory());
 
 	ZoneTicker(Zones zones, RoomStore store, RoomMetrics metrics, CouponStatusClient coupons, IssuanceRedis issuance,
 			WaitingRoomProperties properties, EntryProperties entry) {
@@ -62,6 +99,7 @@ class ZoneTicker implements SchedulingConfigurer {
 		this.metrics = metrics;
 		this.coupons = coupons;
 		this.issuance = issuance.template();
+		this.gates = issuance;
 		this.properties = properties;
 		this.entryTtlMs = entry.ttl().toMillis();
 	}
@@ -70,6 +108,28 @@ class ZoneTicker implements SchedulingConfigurer {
 	public void configureTasks(ScheduledTaskRegistrar registrar) {
 		registrar.addFixedDelayTask(this::tickAll, Duration.ofSeconds(1));
 		registrar.addFixedDelayTask(this::sweepAll, this.properties.sweepEvery());
+		this.lookups.scheduleWithFixedDelay(this::lookUpAll, 0, 1, TimeUnit.SECONDS);
+	}
+
+	@Override
+	public void destroy() {
+		this.lookups.shutdownNow();
+	}
+
+	void lookUpAll() {
+		for (Zone zone : this.zones.known()) {
+			long now = System.currentTimeMillis();
+			if (this.idle.contains(zone.name()) && now - this.lookedUp.getOrDefault(zone.name(), 0L) < IDLE_LOOKUP_MS) {
+				continue;
+			}
+			try {
+				lookUpCoupons(zone);
+			}
+			catch (RuntimeException ex) {
+				log.warn("zone {}: lookup failed: {}", zone.name(), ex.toString());
+			}
+			this.lookedUp.put(zone.name(), now);
+		}
 	}
 
 	void tickAll() {
@@ -84,19 +144,19 @@ class ZoneTicker implements SchedulingConfigurer {
 	}
 
 	void tick(Zone zone) {
-		boolean busy = this.idleTicks.getOrDefault(zone.name(), 0) == 0;
-		if (busy) {
-			lookUpCoupons(zone);
-		}
-		Outcome o = this.store.call(zone, "tick", "", 0, System.currentTimeMillis(), this.entryTtlMs);
+		Outcome o = this.store.call(zone, "tick", "", 0, this.entryTtlMs);
 		RoomMetrics.ZoneMeters meters = this.metrics.zone(zone.name());
 		meters.queueLength.set(o.queueLength());
 		meters.active.set(o.active() ? 1 : 0);
 		if (o.admittedNow() > 0) {
 			meters.admitted.increment(o.admittedNow());
 		}
-		boolean idle = !o.active() && o.queueLength() == 0;
-		this.idleTicks.compute(zone.name(), (k, v) -> idle ? ((v == null ? 0 : v) + 1) % IDLE_LOOKUP_EVERY : 0);
+		if (!o.active() && o.queueLength() == 0) {
+			this.idle.add(zone.name());
+		}
+		else {
+			this.idle.remove(zone.name());
+		}
 		gate(zone, o.active());
 	}
 
@@ -114,9 +174,12 @@ class ZoneTicker implements SchedulingConfigurer {
 			if (status == null || status.state() == null) {
 				continue;
 			}
+			// every lookup, so that a sell-out or a closing that ended is cleared
+			this.store.couponState(zone, coupon, status.state());
 			switch (status.state()) {
-				case "SOLD_OUT" -> this.store.markSoldOut(zone, coupon);
-				case "CLOSED" -> this.store.markClosed(zone, coupon);
+				case "SOLD_OUT", "CLOSED" -> {
+					// recorded above: the waiting users learn it at their next poll
+				}
 				case "SCHEDULED" -> {
 					meta = (meta != null) ? meta : this.store.meta(zone);
 					if (!"1".equals(meta.get("prequeue")) && status.opensAt() != null) {
@@ -124,25 +187,34 @@ class ZoneTicker implements SchedulingConfigurer {
 								Map.of("prequeue", "1", "opensAt", Long.toString(status.opensAt().toEpochMilli())));
 					}
 				}
-				default -> {
+				case "OPEN" -> {
 					meta = (meta != null) ? meta : this.store.meta(zone);
 					if ("1".equals(meta.get("prequeue"))) {
 						open(zone, meta);
 					}
 				}
+				default -> {
+					// PAUSED (which the API reports before SCHEDULED too): no opening yet
+				}
 			}
 		}
 	}
 
-	/** The opening: the pre-queue is shuffled (or kept in order) and admission starts. */
+	/**
+	 * The opening, by one pod (its claim in the zone's hash): the users who queued before
+	 * the opening are shuffled (or kept in order), and admission starts.
+	 */
 	private void open(Zone zone, Map<Object, Object> meta) {
+		if (!this.store.claimOpening(zone, OPENING_CLAIM_MS)) {
+			return;
+		}
 		Object override = meta.get("preQueue");
 		PreQueue order = override != null ? PreQueue.of(override.toString()) : zone.settings().preQueue();
 		long opensAt = Long.parseLong(String.valueOf(meta.getOrDefault("opensAt", System.currentTimeMillis())));
 		if (order == PreQueue.SHUFFLE) {
-			this.store.shuffle(zone, Math.max(opensAt, System.currentTimeMillis()));
+			this.store.shuffle(zone, opensAt);
 		}
-		this.store.setMeta(zone, Map.of("prequeue", "0"));
+		this.store.opened(zone);
 		log.info("zone {}: opened, pre-queue {}", zone.name(), order.wire());
 	}
 
@@ -154,23 +226,27 @@ class ZoneTicker implements SchedulingConfigurer {
 			for (long coupon : zone.coupons()) {
 				if (soldOut == null || !soldOut.contains(Long.toString(coupon))) {
 					this.issuance.opsForValue()
-						.set(EntryGate.key(coupon), Long.toString(expiry), Duration.ofMillis(GATE_TTL_MS));
+						.set(this.gates.gateKey(coupon), Long.toString(expiry), Duration.ofMillis(GATE_TTL_MS));
 				}
 			}
 		}
 		else if (was == null || was) {
 			for (long coupon : zone.coupons()) {
-				this.issuance.delete(EntryGate.key(coupon));
+				this.issuance.delete(this.gates.gateKey(coupon));
 			}
 		}
 		this.gateOn.put(zone.name(), active);
 	}
 
 	void sweepAll() {
+		long upMs = (System.nanoTime() - this.startedNanos) / 1_000_000;
 		for (Zone zone : this.zones.known()) {
+			if (upMs < zone.settings().purgeAfter().toMillis()) {
+				// users were silent while no room answered them: not leavers (yet)
+				continue;
+			}
 			try {
-				long purged = this.store.purge(zone,
-						System.currentTimeMillis() - zone.settings().purgeAfter().toMillis());
+				long purged = this.store.purge(zone, zone.settings().purgeAfter().toMillis());
 				if (purged > 0) {
 					this.metrics.zone(zone.name()).purged.increment(purged);
 					log.info("zone {}: purged {} users silent for {}", zone.name(), purged,

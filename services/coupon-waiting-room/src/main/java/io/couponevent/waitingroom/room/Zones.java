@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.couponevent.waitingroom.config.WaitingRoomProperties;
@@ -14,7 +15,8 @@ import org.springframework.stereotype.Component;
 /**
  * Which zone a coupon queues in: a named zone that lists it, else its own zone
  * {@code coupon-<id>} with the defaults. Remembers the zones this instance served, for
- * the ticker and the sweeper.
+ * the ticker and the sweeper: a coupon's own zone is made only for a coupon the API knows
+ * ({@link WaitingRoom#zoneOf}).
  */
 @Component
 class Zones {
@@ -50,23 +52,28 @@ class Zones {
 		return zone;
 	}
 
-	Optional<Zone> byName(String name) {
-		Zone zone = this.named.get(name);
-		if (zone != null) {
-			return Optional.of(zone);
-		}
+	/** A zone the configuration names. */
+	Optional<Zone> named(String name) {
+		return Optional.ofNullable(this.named.get(name));
+	}
+
+	/**
+	 * The coupon whose own zone {@code name} is ({@code coupon-<id>}, for a coupon no
+	 * named zone lists), if it is one.
+	 */
+	OptionalLong ownZoneCoupon(String name) {
 		if (name.startsWith("coupon-")) {
 			try {
 				long id = Long.parseLong(name.substring("coupon-".length()));
 				if (id > 0 && !this.byCoupon.containsKey(id)) {
-					return Optional.of(forCoupon(id));
+					return OptionalLong.of(id);
 				}
 			}
 			catch (NumberFormatException ex) {
-				return Optional.empty();
+				return OptionalLong.empty();
 			}
 		}
-		return Optional.empty();
+		return OptionalLong.empty();
 	}
 
 	Collection<Zone> known() {

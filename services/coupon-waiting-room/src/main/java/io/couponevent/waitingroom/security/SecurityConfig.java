@@ -11,6 +11,7 @@ import org.springframework.boot.security.autoconfigure.actuate.web.servlet.Endpo
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.annotation.Order;
+import org.springframework.http.HttpMethod;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.config.http.SessionCreationPolicy;
 import org.springframework.security.oauth2.jwt.JwtDecoder;
@@ -18,11 +19,15 @@ import org.springframework.security.web.SecurityFilterChain;
 
 /**
  * The same tokens as the API: the user is the JWT {@code sub}, admins carry
- * {@code "admin"} in {@code roles}. Actuator endpoints (management port) are open.
+ * {@code "admin"} in {@code roles}. Actuator endpoints (management port), the probes on
+ * the main port and the waiting-room page's files are open.
  */
 @Configuration
 @EnableConfigurationProperties({ JwtProperties.class, EntryProperties.class })
 class SecurityConfig {
+
+	/** The waiting-room page's files (static/, and the mounted page directory). */
+	static final String[] PAGE = { "/", "/index.html", "/config.json", "/page/**", "/favicon.ico" };
 
 	@Bean
 	@Order(1)
@@ -45,7 +50,11 @@ class SecurityConfig {
 				.hasRole("admin")
 				.requestMatchers("/api/v1/waiting-room/**")
 				.authenticated()
-				.requestMatchers("/error")
+				.requestMatchers("/error", "/livez", "/readyz")
+				.permitAll()
+				.requestMatchers(HttpMethod.GET, PAGE)
+				.permitAll()
+				.requestMatchers(HttpMethod.HEAD, PAGE)
 				.permitAll()
 				.anyRequest()
 				.denyAll())

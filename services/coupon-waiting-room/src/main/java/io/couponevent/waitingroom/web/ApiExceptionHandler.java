@@ -1,6 +1,7 @@
 package io.couponevent.waitingroom.web;
 
 import io.couponevent.common.web.Problems;
+import io.couponevent.waitingroom.room.CouponLookupException;
 import io.couponevent.waitingroom.room.CouponNotFoundException;
 import io.couponevent.waitingroom.room.InvalidRequestException;
 import io.couponevent.waitingroom.room.NotInQueueException;
@@ -30,13 +31,14 @@ public class ApiExceptionHandler extends ResponseEntityExceptionHandler {
 	private static final Logger log = LoggerFactory.getLogger(ApiExceptionHandler.class);
 
 	@ExceptionHandler({ InvalidRequestException.class, NotInQueueException.class, UnknownZoneException.class,
-			CouponNotFoundException.class })
+			CouponNotFoundException.class, CouponLookupException.class })
 	public ResponseEntity<ProblemDetail> domain(RuntimeException e) {
 		return switch (e) {
 			case InvalidRequestException invalid -> problem(HttpStatus.BAD_REQUEST, "INVALID_REQUEST", e.getMessage());
 			case NotInQueueException none -> problem(HttpStatus.NOT_FOUND, "NOT_IN_QUEUE", e.getMessage());
 			case UnknownZoneException zone -> problem(HttpStatus.NOT_FOUND, "ZONE_NOT_FOUND", e.getMessage());
 			case CouponNotFoundException coupon -> problem(HttpStatus.NOT_FOUND, "COUPON_NOT_FOUND", e.getMessage());
+			case CouponLookupException lookup -> unavailable("the coupon cannot be looked up now, try again");
 			default -> unexpected(e);
 		};
 	}
@@ -44,10 +46,14 @@ public class ApiExceptionHandler extends ResponseEntityExceptionHandler {
 	@ExceptionHandler(DataAccessException.class)
 	public ResponseEntity<ProblemDetail> dataAccess(DataAccessException e) {
 		log.warn("queue store unavailable: {}", e.toString());
+		return unavailable("the queue is unavailable, try again");
+	}
+
+	private static ResponseEntity<ProblemDetail> unavailable(String detail) {
 		return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
 			.contentType(MediaType.APPLICATION_PROBLEM_JSON)
 			.header(HttpHeaders.RETRY_AFTER, "2")
-			.body(Problems.of(HttpStatus.SERVICE_UNAVAILABLE, "UNAVAILABLE", "the queue is unavailable, try again"));
+			.body(Problems.of(HttpStatus.SERVICE_UNAVAILABLE, "UNAVAILABLE", detail));
 	}
 
 	@ExceptionHandler(Exception.class)
@@ -59,7 +65,8 @@ public class ApiExceptionHandler extends ResponseEntityExceptionHandler {
 	/** Whether {@link #domain} answers this exception (else it is unexpected). */
 	public static boolean handles(RuntimeException e) {
 		return e instanceof InvalidRequestException || e instanceof NotInQueueException
-				|| e instanceof UnknownZoneException || e instanceof CouponNotFoundException;
+				|| e instanceof UnknownZoneException || e instanceof CouponNotFoundException
+				|| e instanceof CouponLookupException;
 	}
 
 	/** Spring MVC's own exceptions: same status, our body shape, a short detail. */

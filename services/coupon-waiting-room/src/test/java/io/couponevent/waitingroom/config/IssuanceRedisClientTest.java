@@ -1,8 +1,11 @@
 package io.couponevent.waitingroom.config;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
+import io.lettuce.core.ClientOptions.DisconnectedBehavior;
+import io.lettuce.core.cluster.ClusterClientOptions;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.context.properties.bind.Binder;
@@ -55,6 +58,38 @@ class IssuanceRedisClientTest {
 				new WaitingRoomProperties.Ssl(true, "issuance"));
 		assertThatIllegalStateException().isThrownBy(() -> RedisConfig.clientOf(settings, null))
 			.withMessageContaining("ssl.bundle");
+	}
+
+	/**
+	 * Issue 37, item 8: both clients follow a failover as the API's does (a 5 s topology
+	 * refresh, commands for a disconnected node refused at once instead of buffered).
+	 */
+	@Test
+	void bothClientsFollowFailoversAsTheApisDoes() {
+		ClusterClientOptions.Builder boots = ClusterClientOptions.builder();
+		new RedisConfig().clusterTopologyRefresh().customize(boots);
+		WaitingRoomProperties.IssuanceRedis settings = new WaitingRoomProperties.IssuanceRedis(List.of("r:6379"), null,
+				null);
+		for (ClusterClientOptions options : List.of(boots.build(),
+				(ClusterClientOptions) RedisConfig.clientOf(settings, null).getClientOptions().orElseThrow())) {
+			assertThat(options.getTopologyRefreshOptions().getRefreshPeriod()).isEqualTo(Duration.ofSeconds(5));
+			assertThat(options.getTopologyRefreshOptions().isPeriodicRefreshEnabled()).isTrue();
+			assertThat(options.getTopologyRefreshOptions().getAdaptiveRefreshTriggers()).isNotEmpty();
+			assertThat(options.getDisconnectedBehavior()).isEqualTo(DisconnectedBehavior.REJECT_COMMANDS);
+		}
+	}
+
+	/**
+	 * Issue 37, item 15: the gate keys carry the API's key prefix
+	 * ({@code COUPON_REDIS_KEYPREFIX}), so the API of the same event reads them.
+	 */
+	@Test
+	void theGateKeysCarryTheKeyPrefix() {
+		WaitingRoomProperties properties = new WaitingRoomProperties(null, java.net.URI.create("http://api:8080"), null,
+				null, null, null);
+		IssuanceRedis issuance = new RedisConfig().issuanceRedis(properties, null, null, "spring-sale:");
+		assertThat(issuance.gateKey(7)).isEqualTo("spring-sale:{coupon:7}:gate");
+		assertThat(new RedisConfig().issuanceRedis(properties, null, null, "").gateKey(7)).isEqualTo("{coupon:7}:gate");
 	}
 
 }

@@ -1,0 +1,54 @@
+{{/* The event's services as one map (the OpenTelemetry demo chart's components pattern): each
+     component names its values key and what its pods use, and templates/<component>/ render its
+     objects through the shared helpers in templates/lib/. */}}
+{{- define "coupon-event.components" -}}
+coupon-api:
+  valuesKey: couponApi
+  component: api
+  redis: true
+  eventConfig: true
+coupon-consumer:
+  valuesKey: couponConsumer
+  component: consumer
+  redis: false
+  eventConfig: false
+coupon-waiting-room:
+  valuesKey: couponWaitingRoom
+  component: waiting-room
+  redis: false
+  database: false
+  kafka: false
+  ports: {http: 8070, management: 8071}
+  # couponWaitingRoom.page, when set, replaces the page's built-in config.json (mounted at /page).
+  page: true
+{{- end -}}
+
+{{/* One object of one component: (dict "root" $ "name" "coupon-api" "object" "deployment"), where
+     object is a helper of templates/lib/_workload.tpl (deployment, hpa, podDisruptionBudget, service,
+     serviceAccount). Nothing when the component is disabled. The helpers see a context whose
+     .Values are the component's values plus `global`, and whose env template is
+     "<name>.env" (templates/<component>/_env.tpl) rendered in that context. */}}
+{{- define "coupon-event.component" -}}
+{{- $root := .root -}}
+{{- $spec := index (include "coupon-event.components" $root | fromYaml) .name -}}
+{{- $values := index $root.Values $spec.valuesKey -}}
+{{- if $values.enabled -}}
+{{- $ctxValues := merge (dict "global" $root.Values.global "commonLabels" $root.Values.commonLabels) $values -}}
+{{- $ctx := dict "Values" $ctxValues "Release" $root.Release "Chart" $root.Chart "Capabilities" $root.Capabilities "Template" $root.Template -}}
+{{- $args := merge (dict "context" $ctx "name" .name "chart" $root.Chart.Name) (omit $spec "valuesKey" "page") -}}
+{{- if and $spec.page $values.page -}}
+{{- $_ := set $args "configMaps" (list (dict "name" "page" "configMap" (include "coupon-event.pageConfigName" $root) "mountPath" "/page")) -}}
+{{- end -}}
+{{- if eq .object "deployment" -}}
+{{- $_ := set $args "env" (include (printf "%s.env" .name) $ctx) -}}
+{{- end -}}
+{{- if eq .object "hpa" -}}
+{{- $_ := set $args "valuesKey" $spec.valuesKey -}}
+{{- end -}}
+{{- include (printf "coupon-lib.%s" .object) $args -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "coupon-event.pageConfigName" -}}
+{{- printf "%s-page" (include "coupon-lib.prefix" .) -}}
+{{- end -}}
