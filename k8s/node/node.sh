@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A single-node Kubernetes on this machine: etcd, kube-apiserver, kube-controller-manager,
-# kube-scheduler, a kubelet on containerd (runc, CNI bridge), kube-proxy (iptables), CoreDNS and the
+# kube-scheduler, a kubelet on containerd (runc, CNI bridge), kube-proxy (iptables), kube-router's
+# firewall (NetworkPolicies enforced; NETWORK_POLICIES=0 leaves them stored only), CoreDNS and the
 # registry every image is pulled from, all in a network namespace of their own, so pod, service and
 # node addresses belong to this cluster alone and nothing listens outside it. See k8s/node/README.md.
 #
@@ -41,6 +42,7 @@ PAUSE_IMAGE=$IMAGE_REGISTRY/pause:coupon-event
 COREDNS_VERSION_TAG=1.15.0
 READY_TIMEOUT=${NODE_READY_TIMEOUT:-600}
 SHARED="${SHARED_DIR:-$ROOT/../shared}"
+NETWORK_POLICIES=${NETWORK_POLICIES:-1}   # 0: no kube-router, NetworkPolicies stored but not enforced
 KUBE_ROUTER_VERSION=$(sed -n 's/^KUBE_ROUTER_VERSION=\(v[0-9.]*\).*/\1/p' "$ROOT/scripts/tools.sh")
 
 log() { printf '[%s node] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
@@ -399,7 +401,7 @@ cmd_up() {
   controllers_up
   kubelet_up
   proxy_up
-  firewall_up
+  [ "$NETWORK_POLICIES" = 0 ] || firewall_up
   coredns_up
   log "node $NODE_NAME ready in $((SECONDS - t0)) s: apiserver https://$NODE_IP:$API_PORT in namespace $NETNS"
 }
@@ -431,6 +433,7 @@ cmd_down() {
 cmd_status() {
   local s=0 p
   for p in registry containerd etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kube-router; do
+    [ "$p" = kube-router ] && [ "$NETWORK_POLICIES" = 0 ] && continue
     if alive "$p"; then echo "$p running (pid $(cat "$(pidf "$p")"))"; else echo "$p stopped"; s=1; fi
   done
   [ $s -eq 0 ] && kc get nodes -o wide
