@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs or upgrades the once-per-cluster platform: the cluster objects in k8s/ (PriorityClasses,
-# the gp3 StorageClass), then kube-prometheus-stack, Strimzi, KEDA, k6-operator and the Cluster
-# Autoscaler, each at the chart version pinned in versions.env with the values in
-# values/<release>.yaml. Idempotent.
+# the gp3 StorageClass), then kube-prometheus-stack, Strimzi, KEDA, k6-operator, the Cluster
+# Autoscaler and metrics-server (EKS installs none: the CPU-based HPAs read it), each at the chart
+# version pinned in versions.env with the values in values/<release>.yaml. Idempotent.
 #
 #   operators/install.sh            install or upgrade everything (current kubectl context)
 #   operators/install.sh --print    only print the commands it would run

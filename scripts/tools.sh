@@ -38,6 +38,8 @@ NODE_APT_PACKAGES=(
   "containernetworking-plugins=1.1.1+ds1-3+b5" "iptables=1.8.9-2" "conntrack=1:1.4.7-1+b2"
   # the registry the node's containerd pulls every image from (the CNCF distribution registry 2.8)
   "docker-registry=2.8.2+ds1-1"
+  # kube-router's firewall keeps the NetworkPolicies' peers in ipsets
+  "ipset=7.17-1"
 )
 
 log() { printf '[tools] %s\n' "$*" >&2; }
@@ -268,7 +270,7 @@ run_one() {
     node-apt) with_lock apt tool_node_apt ;;
     browser) with_lock apt tool_browser ;;
     node) run_one node-apt; for t in etcd kube-apiserver kubectl helm k6; do run_one "$t"; done; run_one node-go ;;
-    node-go) for t in kube-controller-manager kube-scheduler kubelet kube-proxy coredns keda k6-operator; do run_one "$t"; done ;;
+    node-go) for t in kube-controller-manager kube-scheduler kubelet kube-proxy coredns keda k6-operator metrics-server kube-router; do run_one "$t"; done ;;
     go) for t in helm helm-unittest k6 etcd kube-apiserver kubectl; do run_one "$t"; done ;;
     all) run_one apt; run_one browser; run_one promtool; run_one kafka; run_one go ;;
     *) echo "unknown tool: $1" >&2; exit 2 ;;

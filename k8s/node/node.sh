@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A single-node Kubernetes on this machine: etcd, kube-apiserver, kube-controller-manager,
-# kube-scheduler, a kubelet on containerd (runc, CNI bridge), kube-proxy (iptables), CoreDNS and the
+# kube-scheduler, a kubelet on containerd (runc, CNI bridge), kube-proxy (iptables), kube-router's
+# firewall (NetworkPolicies enforced; NETWORK_POLICIES=0 leaves them stored only), CoreDNS and the
 # registry every image is pulled from, all in a network namespace of their own, so pod, service and
 # node addresses belong to this cluster alone and nothing listens outside it. See k8s/node/README.md.
 #
@@ -40,6 +41,9 @@ IMAGE_REGISTRY=$REGISTRY
 PAUSE_IMAGE=$IMAGE_REGISTRY/pause:coupon-event
 COREDNS_VERSION_TAG=1.15.0
 READY_TIMEOUT=${NODE_READY_TIMEOUT:-600}
+SHARED="${SHARED_DIR:-$ROOT/../shared}"
+NETWORK_POLICIES=${NETWORK_POLICIES:-1}   # 0: no kube-router, NetworkPolicies stored but not enforced
+KUBE_ROUTER_VERSION=$(sed -n 's/^KUBE_ROUTER_VERSION=\(v[0-9.]*\).*/\1/p' "$ROOT/scripts/tools.sh")
 
 log() { printf '[%s node] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
@@ -144,7 +148,8 @@ pki() {
   cert kubelet "system:node:$NODE_NAME" system:nodes
   cert kubelet-serving "$NODE_NAME" "" "IP:$NODE_IP,DNS:$NODE_NAME"
   cert kube-proxy system:kube-proxy
-  for k in admin controller-manager scheduler kubelet kube-proxy; do kubeconfig "$k"; done
+  cert kube-router system:kube-router
+  for k in admin controller-manager scheduler kubelet kube-proxy kube-router; do kubeconfig "$k"; done
 }
 
 # ---- images ----------------------------------------------------------------------------------------
@@ -351,6 +356,28 @@ EOF
   start kube-proxy "$BIN/kube-proxy" --config "$DIR/kube-proxy.yaml"
 }
 
+# NetworkPolicies enforced: kube-router's network policy controller alone (its firewall; the CNI
+# bridge keeps routing and kube-proxy the Services), with the RBAC of kube-router's own manifests
+# bound to its user. It writes iptables rules and ipsets in the node's namespace.
+firewall_up() {
+  local rbac="$SHARED/src/kube-router-$KUBE_ROUTER_VERSION/daemonset/generic-kuberouter.yaml"
+  [ -f "$rbac" ] || die "$rbac missing (SHARED_DIR)"
+  python3 - "$rbac" <<'PY' | kc apply -f - >/dev/null
+import sys, yaml
+docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d and d["kind"] == "ClusterRole"]
+docs[0]["metadata"].pop("namespace", None)
+docs.append({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+             "metadata": {"name": "kube-router"},
+             "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "kube-router"},
+             "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "system:kube-router"}]})
+print(yaml.safe_dump_all(docs))
+PY
+  start kube-router "$BIN/kube-router" --run-firewall=true --run-router=false --run-service-proxy=false \
+    --kubeconfig "$DIR/kube-router.kubeconfig" --hostname-override "$NODE_NAME" \
+    --service-cluster-ip-range "$SERVICE_CIDR" --health-port 20244 --metrics-port 0
+  wait_for kube-router 300 in_ns curl -fsS http://127.0.0.1:20244/healthz
+}
+
 coredns_up() {
   sed -e "s/@DNS_IP@/$DNS_IP/" -e "s#@IMAGE@#$IMAGE_REGISTRY/coredns:$COREDNS_VERSION_TAG#" \
     "$HERE/manifests/coredns.yaml" | kc apply -f - >/dev/null
@@ -359,7 +386,7 @@ coredns_up() {
 
 cmd_up() {
   local t0=$SECONDS b
-  for b in etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl coredns; do
+  for b in etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl coredns kube-router; do
     [ -x "$BIN/$b" ] || die "$BIN/$b missing: run scripts/tools.sh node"
   done
   command -v docker-registry >/dev/null || die "docker-registry missing: run scripts/tools.sh node-apt"
@@ -374,6 +401,7 @@ cmd_up() {
   controllers_up
   kubelet_up
   proxy_up
+  [ "$NETWORK_POLICIES" = 0 ] || firewall_up
   coredns_up
   log "node $NODE_NAME ready in $((SECONDS - t0)) s: apiserver https://$NODE_IP:$API_PORT in namespace $NETNS"
 }
@@ -381,6 +409,7 @@ cmd_up() {
 # Everything the kubelet started goes with it: the kubelet stops first (so it restarts nothing),
 # then every container's task is killed through containerd, so no shim or container outlives it.
 cmd_down() {
+  stop kube-router
   stop kube-proxy
   stop kubelet
   if alive containerd; then
@@ -403,7 +432,8 @@ cmd_down() {
 
 cmd_status() {
   local s=0 p
-  for p in registry containerd etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy; do
+  for p in registry containerd etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kube-router; do
+    [ "$p" = kube-router ] && [ "$NETWORK_POLICIES" = 0 ] && continue
     if alive "$p"; then echo "$p running (pid $(cat "$(pidf "$p")"))"; else echo "$p stopped"; s=1; fi
   done
   [ $s -eq 0 ] && kc get nodes -o wide

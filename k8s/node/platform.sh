@@ -9,12 +9,15 @@
 #     release operators/versions.env pins (with operators/values/k6-operator.yaml, as on EKS), its
 #     controller built from the same source (scripts/tools.sh k6-operator); its starter image is
 #     Debian's curl with a shell, pulled by its upstream name through the node's ghcr.io mirror;
+#   - metrics-server, running, from its own release manifests (manifests/overlays/release of the
+#     pinned Go module), built here from the same module (scripts/tools.sh metrics-server): the
+#     resource metrics API the CPU-based HPAs read;
 #   - the CRDs of the operators whose images cannot be had here (prometheus-operator, Strimzi), from
 #     ../shared/crds: the event's ServiceMonitors, rules and Kafka objects are stored and validated
 #     against them, and nothing acts on them.
 #
 #   k8s/node/platform.sh install     build and push KEDA's images, apply everything, wait for the metrics API
-#   k8s/node/platform.sh manifests   print KEDA's manifests as install applies them
+#   k8s/node/platform.sh manifests   print KEDA's and metrics-server's manifests as install applies them
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 HERE="$ROOT/k8s/node"
@@ -24,21 +27,22 @@ IMAGES_DIR="$ROOT/build/cluster/images"
 SHARED="${SHARED_DIR:-$ROOT/../shared}"
 REGISTRY=$(sed -n 's/^NODE_IP=\([0-9.]*\).*/\1/p' "$HERE/node.sh"):5000   # the node's registry (node.sh)
 KEDA_VERSION=$(sed -n 's/^KEDA_VERSION=\(v[0-9.]*\).*/\1/p' "$ROOT/scripts/tools.sh")
+METRICS_SERVER_VERSION=$(sed -n 's/^METRICS_SERVER_VERSION=\(v[0-9.]*\).*/\1/p' "$ROOT/scripts/tools.sh")
 K6_OPERATOR_VERSION=$(sed -n 's/^K6_OPERATOR_VERSION=\(v[0-9.]*\).*/\1/p' "$ROOT/scripts/tools.sh")
 TAG=${KEDA_VERSION#v}
 node() { "$HERE/node.sh" "$@"; }
 log() { printf '[%s platform] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 
+# module_dir MODULE@VERSION: that module's directory in the Go module cache (downloaded).
 module_dir() {
   (cd "$ROOT/.tools/src" 2>/dev/null || cd /tmp
-   GOFLAGS=-mod=mod go mod download -json "github.com/kedacore/keda/v2@$KEDA_VERSION" \
-     | python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])')
+   GOFLAGS=-mod=mod go mod download -json "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])')
 }
 
 manifests() {
   local work="$DIR/keda"
   rm -rf "$work"; mkdir -p "$work/overlay"
-  cp -r "$(module_dir)/config" "$work/config"; chmod -R u+w "$work/config"
+  cp -r "$(module_dir "github.com/kedacore/keda/v2@$KEDA_VERSION")/config" "$work/config"; chmod -R u+w "$work/config"
   cat > "$work/overlay/kustomization.yaml" <<EOF
 apiVersion: kustomize.config.k8s.io/v1beta1
 kind: Kustomization
@@ -90,9 +94,40 @@ k6_operator() {
   log "k6-operator $K6_OPERATOR_VERSION running in k6-operator-system ($((SECONDS - t0)) s)"
 }
 
+# metrics-server's release manifests, its image renamed to the node's registry.
+metrics_server_manifests() {
+  local work="$DIR/metrics-server"
+  rm -rf "$work"; mkdir -p "$work/overlay"
+  cp -r "$(module_dir "sigs.k8s.io/metrics-server@$METRICS_SERVER_VERSION")/manifests" "$work/manifests"
+  chmod -R u+w "$work/manifests"
+  cat > "$work/overlay/kustomization.yaml" <<EOF
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+resources:
+  - ../manifests/overlays/release
+images:
+  - {name: registry.k8s.io/metrics-server/metrics-server, newName: $REGISTRY/metrics-server/metrics-server, newTag: "$METRICS_SERVER_VERSION"}
+EOF
+  "$BIN/kubectl" kustomize "$work/overlay"
+}
+metrics_server() {
+  local t0=$SECONDS
+  [ -x "$BIN/metrics-server" ] || { log "$BIN/metrics-server missing: run scripts/tools.sh metrics-server"; exit 1; }
+  # The upstream image is distroless static; its manifest runs it as user 1000.
+  python3 "$HERE/images.py" build --tag "$REGISTRY/metrics-server/metrics-server:$METRICS_SERVER_VERSION" \
+    --out "$IMAGES_DIR/metrics-server.tar" --entrypoint '["/metrics-server"]' "$BIN/metrics-server=/metrics-server"
+  node push "$IMAGES_DIR/metrics-server.tar"
+  metrics_server_manifests > "$DIR/metrics-server.yaml"
+  node exec "$BIN/kubectl" apply --server-side --force-conflicts -f "$DIR/metrics-server.yaml" >/dev/null
+  node exec "$BIN/kubectl" -n kube-system rollout status deployment/metrics-server --timeout=600s >/dev/null
+  node exec "$BIN/kubectl" wait --for=condition=Available apiservice/v1beta1.metrics.k8s.io --timeout=600s >/dev/null
+  log "metrics-server $METRICS_SERVER_VERSION running, resource metrics API available ($((SECONDS - t0)) s)"
+}
+
 install() {
   local t0=$SECONDS
   crds
+  metrics_server
   k6_operator
   for b in keda-operator keda-adapter; do
     [ -x "$BIN/$b" ] || { log "$BIN/$b missing: run scripts/tools.sh keda"; exit 1; }
@@ -116,6 +151,6 @@ install() {
 
 case "${1:-}" in
   install) install ;;
-  manifests) manifests ;;
+  manifests) manifests; echo ---; metrics_server_manifests ;;
   *) sed -n '2,8p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

@@ -19,6 +19,10 @@ class Report:
         self.figures: dict = {
             "pods_ready_s": None,
             "images_pulled": None,
+            "hpa_cpu_metric": None,
+            "networkpolicy_enforced": None,
+            "allowed_paths_ok": None,
+            "denied_paths_denied": None,
             "hooks": {},
             "helm_test": None,
             "issued_rows": None,

@@ -3,8 +3,9 @@
 # (k8s/node/node.sh) with KEDA, the local harness inside the node's network namespace as the event's
 # external Kafka, Redis Cluster and MySQL, builds the images and pushes them to the node's registry,
 # then runs tests/cluster/test_cluster.py in that namespace (install, helm test, issuance from a pod,
-# KEDA scaling on real lag, the load test through the k6-operator, the images pulled, upgrade,
-# uninstall). Writes build/cluster/report.json
+# the HPAs reading CPU from metrics-server, the NetworkPolicies enforced by kube-router (allowed and
+# denied paths), KEDA scaling on real lag, the load test through the k6-operator, the images pulled,
+# upgrade, uninstall). Writes build/cluster/report.json
 # and build/cluster/timeline.txt. Everything is stopped on exit unless KEEP=1.
 # Extra arguments go to pytest (e.g. -k install).
 set -euo pipefail

@@ -365,6 +365,141 @@ def test_waiting_room_gates_the_api_while_it_queues(report):
     figures["gate_off_s"] = round(report.event("gate open again: issuance without a token accepted") - t1, 1)
 
 
+def test_api_hpa_reads_cpu(report):
+    """The API's HPA (and the waiting room's) scale on CPU: with metrics-server on the node, each
+    reads its pods' CPU utilisation from the resource metrics API (status.currentMetrics)."""
+    def cpu(name):
+        hpa = kubectl_json("-n", NS, "get", "hpa", name)
+        for m in hpa["status"].get("currentMetrics") or []:
+            if m.get("type") == "Resource" and m["resource"]["name"] == "cpu":
+                value = m["resource"]["current"].get("averageUtilization")
+                if value is not None:
+                    return value
+        return None
+    readings = {}
+    for name in (API, WAITING_ROOM):
+        readings[name] = wait_until(f"HPA {name} reading CPU", lambda: [v for v in [cpu(name)] if v is not None], 300, 5)[0]
+        report.event(f"HPA {name}: CPU {readings[name]}% of requests (metrics-server)")
+    report.figures["hpa_cpu_metric"] = True
+    report.figures["hpa_cpu_percent"] = readings
+
+
+PROBE_NS = "np-probe"
+RELEASE_LABELS = {"app.kubernetes.io/instance": RELEASE, "app.kubernetes.io/part-of": "coupon-event"}
+
+
+def _probe_pod(namespace: str, name: str, labels: dict, first: str = "") -> None:
+    """A curl pod (the helm test's image) that sleeps, to try connections from; `first` is a shell
+    command it runs the moment it starts, before the sleep."""
+    kubectl("create", "namespace", namespace, check=False)
+    pod = {"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"name": name, "namespace": namespace, "labels": {"coupon-event.io/test": "cluster", **labels}},
+           "spec": {"restartPolicy": "Never", "automountServiceAccountToken": False, "terminationGracePeriodSeconds": 0,
+                    "securityContext": {"runAsNonRoot": True, "runAsUser": 10001,
+                                        "seccompProfile": {"type": "RuntimeDefault"}},
+                    "containers": [{"name": "curl", "image": f"{REGISTRY}/curlimages/curl:local",
+                                    "command": ["sh", "-c", f"{first}\nexec sleep 3600"],
+                                    "securityContext": {"allowPrivilegeEscalation": False,
+                                                        "readOnlyRootFilesystem": True,
+                                                        "capabilities": {"drop": ["ALL"]}}}]}}
+    kubectl("apply", "-f", "-", input=json.dumps(pod))
+    kubectl("-n", namespace, "wait", "--for=condition=Ready", f"pod/{name}", "--timeout=300s", timeout=320)
+
+
+def _connect_cmd(target: str) -> str:
+    """A shell command that prints `connected` when a TCP connection to host:port opens. The firewall
+    rejects (kube-router's REJECT: curl fails at once) or the server answers or closes: curl's
+    verbose "Connected to" line is the open connection, whatever the protocol behind the port."""
+    return (f"if curl -sv --connect-timeout 3 --max-time 5 http://{target}/ 2>&1 </dev/null | grep -q 'Connected to'; "
+            "then echo connected; else echo refused; fi")
+
+
+def _connects(namespace: str, pod: str, target: str) -> bool:
+    proc = kubectl("-n", namespace, "exec", pod, "--", "sh", "-c", _connect_cmd(target), check=False, timeout=60)
+    return proc.stdout.strip() == "connected"
+
+
+def _settles(namespace: str, pod: str, target: str, want: bool, within: float = 60) -> bool:
+    """Whether the path reaches the wanted state within `within` seconds: the enforcer learns a new
+    pod's address from the API server only after its container has started, so a new pod's first
+    connections may still meet the rules of before it (allowed out, not yet admitted in)."""
+    deadline = time.monotonic() + within
+    while True:
+        if _connects(namespace, pod, target) == want:
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(2)
+
+
+def _pod_ip(component: str) -> str:
+    pods = kubectl_json("-n", NS, "get", "pods", "-l",
+                        f"app.kubernetes.io/instance={RELEASE},app.kubernetes.io/component={component}")["items"]
+    return next(p["status"]["podIP"] for p in pods if p["status"].get("phase") == "Running")
+
+
+def test_network_policies_enforced(report):
+    """kube-router's firewall enforces the chart's NetworkPolicies. The paths the event needs work
+    (the rest of this suite is the event working through them; here from pods wearing the labels the
+    policies admit) and the paths the chart means to deny are denied: from a pod in another
+    namespace, from a release pod that is no client (the default-deny selects it), from a load
+    generator and a helm test pod beyond their own peers."""
+    if os.environ.get("NETWORK_POLICIES", "1") == "0":
+        report.figures["networkpolicy_enforced"] = False
+        pytest.skip("NETWORK_POLICIES=0: no kube-router on the node, the policies are stored only")
+    api, consumer, room = _pod_ip("api"), _pod_ip("consumer"), _pod_ip("waiting-room")
+    kafka, redis, mysql = f"{HARNESS}:19092", f"{HARNESS}:7001", f"{HARNESS}:13306"
+    try:
+        _probe_pod(PROBE_NS, "outsider", {})
+        _probe_pod(NS, "no-client", {**RELEASE_LABELS, "app.kubernetes.io/component": "no-client"})
+        _probe_pod(NS, "as-loadtest", {**RELEASE_LABELS, "app.kubernetes.io/component": "loadtest"})
+        # Its first connection is made as its container starts, as the k6-operator's starter makes its
+        # only one: whether the enforcer admits a new pod by its labels that early.
+        _probe_pod(NS, "as-test", {**RELEASE_LABELS, "app.kubernetes.io/component": "test"},
+                   first=_connect_cmd(f"{api}:8081"))
+        first = wait_until("the new pod's first connection logged",
+                           lambda: kubectl("-n", NS, "logs", "as-test", check=False).stdout.split(), 60, 1)
+        allowed = {
+            "another namespace -> API :8080 (apiIngressFrom empty: everyone)": (PROBE_NS, "outsider", f"{api}:8080"),
+            "another namespace -> waiting room :8070 (everyone)": (PROBE_NS, "outsider", f"{room}:8070"),
+            "another namespace -> Kafka (outside the cluster; that namespace has no policy)": (PROBE_NS, "outsider", kafka),
+            "load generator -> API :8080": (NS, "as-loadtest", f"{api}:8080"),
+            "load generator -> waiting room :8070": (NS, "as-loadtest", f"{room}:8070"),
+            "helm test pod -> API management :8081": (NS, "as-test", f"{api}:8081"),
+            "helm test pod -> API :8080": (NS, "as-test", f"{api}:8080"),
+        }
+        denied = {
+            "another namespace -> API management :8081": (PROBE_NS, "outsider", f"{api}:8081"),
+            "another namespace -> consumer admin :8080": (PROBE_NS, "outsider", f"{consumer}:8080"),
+            "another namespace -> waiting room management :8071": (PROBE_NS, "outsider", f"{room}:8071"),
+            "release pod without a client label -> Kafka": (NS, "no-client", kafka),
+            "release pod without a client label -> Redis": (NS, "no-client", redis),
+            "release pod without a client label -> MySQL": (NS, "no-client", mysql),
+            "release pod without a client label -> API :8080 (its own egress is denied)": (NS, "no-client", f"{api}:8080"),
+            "load generator -> Redis": (NS, "as-loadtest", redis),
+            "load generator -> API management :8081": (NS, "as-loadtest", f"{api}:8081"),
+            "load generator -> consumer admin :8080": (NS, "as-loadtest", f"{consumer}:8080"),
+            "helm test pod -> MySQL": (NS, "as-test", mysql),
+        }
+        ok = {k: _settles(*v, want=True, within=30) for k, v in allowed.items()}
+        blocked = {k: _settles(*v, want=False, within=30) for k, v in denied.items()}
+    finally:
+        kubectl("delete", "namespace", PROBE_NS, "--wait=false", check=False)
+        kubectl("-n", NS, "delete", "pod", "no-client", "as-loadtest", "as-test", "--wait=true", check=False,
+                timeout=120)
+    figures = report.figures
+    figures["network_paths"] = {"allowed": ok, "denied": blocked,
+                                "new_pod_first_connect_by_label": first[-1] if first else None}
+    figures["allowed_paths_ok"] = f"{sum(ok.values())}/{len(ok)}"
+    figures["denied_paths_denied"] = f"{sum(blocked.values())}/{len(blocked)}"
+    figures["networkpolicy_enforced"] = all(blocked.values())
+    report.event(f"network paths: {figures['allowed_paths_ok']} allowed work, "
+                 f"{figures['denied_paths_denied']} denied are denied; a new pod admitted by its labels: "
+                 f"first connection {figures['network_paths']['new_pod_first_connect_by_label']}")
+    assert all(ok.values()), ok
+    assert all(blocked.values()), blocked
+
+
 def external_metric() -> tuple[str, float]:
     """The lag the HPA reads: KEDA's external metric, through the aggregated metrics API."""
     hpa = kubectl_json("-n", NS, "get", "hpa", f"keda-hpa-{CONSUMER}")
