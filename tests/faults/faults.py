@@ -280,6 +280,7 @@ class Run:
         self.marks = []  # (label, epoch seconds, detail)
         self.waves = []
         self.notes = {}
+        self.quantity = scenario.quantity  # the quantity judged: a scenario that changes it sets the final one
 
     def at(self, offset_s):
         """Sleeps until offset_s seconds after the main wave started."""
@@ -688,6 +689,8 @@ SCENARIOS = [
 ]
 # the waiting room's scenarios (room_faults.py): killed and failed over, flooded with unknown ids
 SCENARIOS += __import__("room_faults").scenarios(sys.modules[__name__])
+# the stores' scenarios (store_faults.py): a Redis master lost while its replica lags, a quantity lowered
+SCENARIOS += __import__("store_faults").scenarios(sys.modules[__name__])
 
 
 # ---- measuring --------------------------------------------------------------------------------------
@@ -877,7 +880,7 @@ def run_scenario(sc, index, out_dir, base):
         json.dump(merged, f, indent=2)
     verified = os.path.join(out, "verified.json")
     vres = subprocess.run(["local/verify.sh", "verify", "--k6", os.path.join(out, "merged-k6.json"),
-                           "--quantity", str(sc.quantity), "--drain-timeout", "90", "--reconcile-timeout", "60",
+                           "--quantity", str(run.quantity), "--drain-timeout", "90", "--reconcile-timeout", "60",
                            "--ignore-thresholds", "--out", verified,
                            *[arg for w in run.waves for arg in ("--outcomes", w.log)]],
                           cwd=ROOT, capture_output=True, text=True)
@@ -890,14 +893,14 @@ def run_scenario(sc, index, out_dir, base):
     api = scrape(API_MGMT)
     consumer = scrape(CONSUMER_MGMT)
     res = {
-        "scenario": sc.name, "length": sc.length, "title": sc.title, "coupon": coupon, "quantity": sc.quantity,
+        "scenario": sc.name, "length": sc.length, "title": sc.title, "coupon": coupon, "quantity": run.quantity,
         "answers": answers(run, requests),
         "requesters": merged["requesters"], "gave_up": merged["gave_up"],
         "rows": v.get("rows"), "duplicates": (v.get("duplicates") or 0) + (v.get("duplicate_slots") or 0),
         # per user: the users answered 202 without a row (the verifier reads every wave's outcomes)
         "over_issue": v.get("over_issue"), "lost_202": v.get("lost_acceptances"),
         "lost_202_users": v.get("lost_202_users"),
-        "stranded": max(0, min(sc.quantity, merged["requesters"]) - (v.get("rows") or 0)),
+        "stranded": max(0, min(run.quantity, merged["requesters"]) - (v.get("rows") or 0)),
         "dead_letters": (dlt_after - dlt_before) if None not in (dlt_before, dlt_after) else None,
         "settled_s": settled_s,
         "reconciler": counter_deltas(api_before, api, "coupon_reconciler_actions_total", "action"),
