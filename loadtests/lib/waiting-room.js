@@ -172,7 +172,19 @@ export async function visit(user, token, { maxWaitMs, shedRetries, coupon, quiet
   let e = joined(await http.asyncRequest('POST', c.url, null, c.params), m);
   j.joinedAt = Date.now();
   w.answer.add(j.joinedAt - j.sentAt);
-  if (!e) { j.end = 'error'; return j; }
+  // A join the room did not answer (a restart, a 503) is sent again a second later, as the page
+  // does, while the visit may last; a visit that never got in still ends in a journey line.
+  while (!e && Date.now() - j.sentAt < maxWaitMs) {
+    await pause(1000);
+    j.joinRetries = (j.joinRetries || 0) + 1;
+    e = joined(await http.asyncRequest('POST', c.url, null, c.params), m);
+    j.joinedAt = Date.now();
+  }
+  if (!e) {
+    j.end = 'error';
+    if (!quiet) console.log(`WR_JOURNEY ${JSON.stringify(j)}`);
+    return j;
+  }
   j.joinState = e.state;
   j.position = e.position || 0;
   j.etaS = e.etaSeconds === undefined ? null : e.etaSeconds;
