@@ -9,8 +9,8 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 CHART=$1; shift
 OUT="$ROOT/build/chart/rendered"
-CRDS="${CRDS_DIR:-$ROOT/../shared/crds}"
-[ -d "$CRDS" ] || CRDS=/work/shared/crds
+CRDS="${CRDS_DIR:-${SHARED_DIR:-$ROOT/../shared}/crds}"
+[ -d "$CRDS" ] || { echo "FAIL the operators' CRDs are not at $CRDS: put shared/ beside the checkout, or set SHARED_DIR or CRDS_DIR"; exit 1; }
 MYSQL_SCHEMA="$(dirname "$CRDS")/schemas/helm-values/mysql-14.0.5.values.schema.json"
 rm -rf "$OUT"; mkdir -p "$OUT"
 fail=0; n=0
