@@ -17,7 +17,7 @@
 # The event's Redis holds the queue and the gate keys alike.
 {{- include "coupon-lib.redisEnv" (dict "context" . "prefix" "SPRING_DATA_REDIS" "nodes" "CLUSTER_NODES" "bundle" "redis") }}
 {{- end }}
-{{- include "coupon-lib.redisKeyPrefixEnv" . }}
+{{- include "coupon-lib.issuanceRedisEnv" . }}
 - {name: COUPON_WAITINGROOM_APIURL, value: {{ include "coupon-waiting-room.apiUrl" . | quote }}}
 {{ include "coupon-lib.secretKeyRef" (dict "name" "COUPON_ENTRY_SECRET" "ref" (include "coupon-lib.entrySecret" .)) }}
 - {name: COUPON_ENTRY_TTL, value: {{ $v.entryTtl | quote }}}

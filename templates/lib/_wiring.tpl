@@ -143,9 +143,10 @@
 {{- end }}
 {{- end -}}
 
-{{/* The prefix of every key the event writes in the issuance Redis: the release name on an external
-     Redis (events sharing one must not share a coupon's stock or gate), none on the release's own. */}}
-{{- define "coupon-lib.redisKeyPrefixEnv" -}}
+{{/* The event's settings for the issuance Redis: the prefix of every key it writes there (the
+     release name on an external Redis, which events may share; none on the release's own), and the
+     replicas a reservation waits for when an external Redis has none. */}}
+{{- define "coupon-lib.issuanceRedisEnv" -}}
 {{- if and (not (include "coupon-lib.redisBundled" .)) (dig "externalRedis" "prefixKeys" true (.Values.global | default dict)) }}
 - name: COUPON_REDIS_KEYPREFIX
   value: {{ printf "%s:" .Release.Name | quote }}
@@ -170,7 +171,7 @@
 {{- end }}
 {{- if .redis }}
 {{- include "coupon-lib.redisEnv" (dict "context" $ctx "prefix" "SPRING_DATA_REDIS" "nodes" "CLUSTER_NODES" "bundle" "redis") }}
-{{- include "coupon-lib.redisKeyPrefixEnv" $ctx }}
+{{- include "coupon-lib.issuanceRedisEnv" $ctx }}
 {{- end }}
 {{- if .jwt }}
 {{- with include "coupon-lib.jwtSecret" $ctx }}
