@@ -2,11 +2,13 @@
 # Installs or upgrades the once-per-cluster platform: the cluster objects in k8s/ (PriorityClasses,
 # the gp3 StorageClass), then kube-prometheus-stack, Strimzi, KEDA, k6-operator, the Cluster
 # Autoscaler and metrics-server (EKS installs none: the CPU-based HPAs read it), each at the chart
-# version pinned in versions.env with the values in values/<release>.yaml. Idempotent.
+# version pinned in versions.env with the values in values/<release>.yaml, and last the events'
+# dashboards and rules (monitoring.sh), once for every event. Idempotent.
 #
 #   operators/install.sh            install or upgrade everything (current kubectl context)
 #   operators/install.sh --print    only print the commands it would run
-#   operators/install.sh keda       only the named releases
+#   operators/install.sh keda       only the named releases (coupon-event-monitoring: the dashboards
+#                                   and rules)
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/.." && pwd)"
@@ -51,3 +53,14 @@ while IFS='|' read -r name namespace chart version repo; do
     --values "$HERE/values/$name.yaml" \
     --wait --timeout "$TIMEOUT"
 done < "$HERE/versions.env"
+
+# The events' dashboards and rules, once per cluster, after kube-prometheus-stack (its PrometheusRule
+# CRD).
+if wanted coupon-event-monitoring; then
+  if [ "$print" = 1 ]; then
+    printf '%q | %q apply --server-side --field-manager=coupon-event-platform -f -\n' "$HERE/monitoring.sh" "$KUBECTL"
+  else
+    echo "+ $HERE/monitoring.sh | $KUBECTL apply --server-side -f -" >&2
+    "$HERE/monitoring.sh" | "$KUBECTL" apply --server-side --field-manager=coupon-event-platform -f -
+  fi
+fi

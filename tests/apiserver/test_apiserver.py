@@ -263,6 +263,54 @@ def test_reinstall_over_leftover_kafka_volumes_is_refused(chart):
     r.helm("uninstall", r.name, timeout=300)
 
 
+def test_events_share_no_dashboard_file_or_rule_group(chart):
+    """Grafana's dashboard sidecar writes every labelled ConfigMap's data keys as files of one
+    folder, and Prometheus evaluates every PrometheusRule it selects. Two events must not ship the
+    same file (uninstalling one would remove the other's dashboards) nor the same rule group (N
+    events would record every series N times): dashboards and rules belong to the platform."""
+    twins = [Release(f"twin-{x}", chart, []) for x in "ab"]
+    files: list[set[str]] = []
+    groups: list[set[str]] = []
+    for r in twins:
+        create_namespace_with_secrets(r.ns, external_secrets(chart, []))
+        r.helm("install", r.name, str(chart), *values_args(chart, []), "--no-hooks", timeout=300)
+        objects = r.live(r.manifest())
+        files.append({key for o in cc.of_kind(objects, "ConfigMap")
+                      if "grafana_dashboard" in o["metadata"].get("labels", {}) for key in o.get("data", {})})
+        groups.append({g["name"] for o in cc.of_kind(objects, "PrometheusRule") for g in o["spec"]["groups"]})
+    for r in twins:
+        r.helm("uninstall", r.name, timeout=300)
+    assert not files[0] & files[1], f"dashboard files both events write: {sorted(files[0] & files[1])}"
+    assert not groups[0] & groups[1], f"rule groups both events evaluate: {sorted(groups[0] & groups[1])}"
+
+
+def test_platform_monitoring_is_stored_once(cluster):
+    """operators/monitoring.sh renders the dashboards and rules once per cluster: one ConfigMap per
+    dashboard file in Prometheus's namespace, dashboard UIDs unique, one PrometheusRule holding
+    every group of monitoring/rules/; applying it twice changes nothing."""
+    kubectl("create", "namespace", "monitoring", check=False)
+    rendered = run(["bash", str(ROOT / "operators" / "monitoring.sh")]).stdout
+    docs = load_yaml_all(rendered)
+    for _ in range(2):
+        kubectl("apply", "--server-side", "--field-manager=coupon-event-platform", "-f", "-", input=rendered)
+    stored = {(o["kind"], o["metadata"]["name"]): o for o in
+              kubectl_json("get", "configmaps,prometheusrules", "--namespace", "monitoring",
+                           "-l", "app.kubernetes.io/part-of=coupon-event")["items"]}
+    assert len(stored) == len(docs), sorted(stored)
+    dashboards = sorted(p.name for p in (ROOT / "dashboards").glob("*.json"))
+    shipped = sorted(k for o in stored.values() if o["kind"] == "ConfigMap"
+                     and o["metadata"]["labels"].get("grafana_dashboard") == "1" for k in o["data"])
+    assert shipped == dashboards
+    uids = [json.loads(text).get("uid") for o in stored.values() if o["kind"] == "ConfigMap" for text in o["data"].values()]
+    assert len(set(uids)) == len(uids) and None not in uids, uids
+    rule_groups = sorted(g["name"] for p in sorted((ROOT / "monitoring" / "rules").glob("*.yaml"))
+                         for g in load_yaml_all(p.read_text())[0]["groups"])
+    stored_groups = sorted(g["name"] for o in stored.values() if o["kind"] == "PrometheusRule" for g in o["spec"]["groups"])
+    assert stored_groups == rule_groups
+    assert all(o["metadata"]["labels"].get("release") == "kube-prometheus-stack"
+               for o in stored.values() if o["kind"] == "PrometheusRule")
+
+
 # ------------------------------------------------------------------------------------ workloads
 
 def test_workloads_have_resources(release):

@@ -4,8 +4,8 @@ namespace `sale`, on top of fixtures/offline-external.yaml) and kept in tests/ch
 so a change to the chart shows, in review, what it changes in the objects of each example event.
 
 Made stable and about the chart: the JWT key the chart generates at install is replaced by a
-placeholder, and ConfigMap entries that are verbatim copies of repository files (k6 scripts,
-dashboards) and the alert rule groups are replaced by a note naming their source.
+placeholder, and ConfigMap entries that are verbatim copies of repository files (k6 scripts) are
+replaced by a note naming their source.
 
 Usage: golden.py check CHART_DIR    diff the renders against the checked-in files (chart-lint)
        golden.py update CHART_DIR   rewrite tests/chart/golden/ (make chart-golden)
@@ -21,7 +21,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 GOLDEN = HERE / "golden"
 RELEASE = NAMESPACE = "sale"
-SHIPPED = ["loadtests/*.js", "loadtests/lib/*.js", "dashboards/*.json"]
+SHIPPED = ["loadtests/*.js", "loadtests/lib/*.js"]
 
 
 class Dumper(yaml.SafeDumper):
@@ -52,9 +52,6 @@ def normalize(doc: dict, shipped: dict[str, str]) -> dict:
             source = shipped.get(str(value).rstrip("\n"))
             if source:
                 data[key] = f"(copy of {source})"
-    if kind == "PrometheusRule":
-        doc["spec"]["groups"] = [{"name": g["name"], "rules": "(from monitoring/rules/)"}
-                                 for g in doc["spec"]["groups"]]
     return doc
 
 

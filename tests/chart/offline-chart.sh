@@ -15,8 +15,7 @@ mkdir -p "$DEST"
 cd "$ROOT"
 # What the chart consists of (see .helmignore) plus its tests (helm-unittest looks for them inside
 # the chart) and the values files they use.
-for p in Chart.yaml values.yaml values.schema.json .helmignore templates charts tests/chart examples \
-         dashboards monitoring/rules loadtests; do
+for p in Chart.yaml values.yaml values.schema.json .helmignore templates charts tests/chart examples loadtests; do
   [ -e "$p" ] || continue
   mkdir -p "$DEST/$(dirname "$p")"
   cp -R "$p" "$DEST/$p"
