@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Local Prometheus (Debian's `prometheus` package, installed by scripts/tools.sh) scraping both
+# Local Prometheus (Debian's `prometheus` package, installed by scripts/tools.sh) scraping the three
 # services' management ports, evaluating monitoring/rules, and accepting k6 remote write.
 #   local/prometheus.sh up|down|status|render FILE
 # Listens on 127.0.0.1:(9090 + PORT_OFFSET); data, log and PID under $RUN_DIR/prometheus.
@@ -17,6 +17,7 @@ render() {
   sed -e "s#@ROOT@#$ROOT#g" \
       -e "s#@API_MANAGEMENT_PORT@#$((8081 + OFFSET))#g" \
       -e "s#@CONSUMER_MANAGEMENT_PORT@#$((8091 + OFFSET))#g" \
+      -e "s#@WAITING_ROOM_MANAGEMENT_PORT@#$((8071 + OFFSET))#g" \
       -e "s#@PROMETHEUS_PORT@#$PORT#g" \
       "$ROOT/monitoring/prometheus/prometheus.yml.tmpl" > "$1"
 }

@@ -7,7 +7,7 @@ test-observability: ## promtool check + unit tests of the alert rules, dashboard
 dashboards: ## regenerate dashboards/*.json from monitoring/checks/build_dashboards.py
 	python3 monitoring/checks/build_dashboards.py
 
-prometheus-up: ## local Prometheus on 127.0.0.1:9090+PORT_OFFSET scraping both services (k6 remote write enabled)
+prometheus-up: ## local Prometheus on 127.0.0.1:9090+PORT_OFFSET scraping the three services (k6 remote write enabled)
 	local/prometheus.sh up
 
 prometheus-down: ## stop the local Prometheus

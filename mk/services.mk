@@ -5,7 +5,7 @@ SERVICES_RUN_DIR ?= $(or $(RUN_DIR),$(ROOT)/.run/infra)
 MVNW := cd $(ROOT)/services && ./mvnw -B
 
 .PHONY: build test-services services-it
-build: ## compile and package both services (no tests); prints the jars
+build: ## compile and package the three services (no tests); prints the jars
 	$(MVNW) -q -DskipTests package
 	@ls -l $(ROOT)/services/coupon-*/target/coupon-*.jar
 

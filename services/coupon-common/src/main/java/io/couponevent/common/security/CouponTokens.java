@@ -20,7 +20,7 @@ import org.springframework.security.oauth2.server.resource.authentication.JwtAut
 import org.springframework.security.oauth2.server.resource.authentication.JwtGrantedAuthoritiesConverter;
 
 /**
- * The token shape both services accept: the user is the JWT {@code sub}, and the
+ * The token shape the three services accept: the user is the JWT {@code sub}, and the
  * {@code roles} claim grants {@code ROLE_<role>} (admins carry {@code "admin"}).
  */
 public final class CouponTokens {

@@ -6,7 +6,7 @@ import java.nio.charset.StandardCharsets;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
- * {@code coupon.security.jwt.*}: how both services verify tokens. Exactly one of an HS256
+ * {@code coupon.security.jwt.*}: how the services verify tokens. Exactly one of an HS256
  * {@code secret} (at least 32 bytes) or a {@code jwk-set-uri}.
  *
  * <p>
