@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs or upgrades the once-per-cluster platform: the cluster objects in k8s/ (PriorityClasses,
 # the gp3 StorageClass), then kube-prometheus-stack, Strimzi, KEDA, k6-operator, the Cluster
-# Autoscaler and metrics-server (EKS installs none: the CPU-based HPAs read it), each at the chart
+# Autoscaler, metrics-server (EKS installs none: the CPU-based HPAs read it) and the AWS Load
+# Balancer Controller (an ALB for an event's Ingress), each at the chart
 # version pinned in versions.env with the values in values/<release>.yaml, and last the events'
 # dashboards and rules (monitoring.sh), once for every event. Idempotent.
 #

@@ -232,6 +232,21 @@ def test_cluster_autoscaler_can_manage_every_pool(cluster):
     assert loadgen["minSize"] == 0 < loadgen["maxSize"]
 
 
+def test_load_balancer_controller_can_serve_the_event_ingress(cluster):
+    """The example event's Ingress (class alb) needs the controller of this cluster, in its region,
+    with AWS permissions through a Pod Identity association for its service account."""
+    lbc = load_yaml(ROOT / "operators" / "values" / "aws-load-balancer-controller.yaml")
+    assert pinned_releases()["aws-load-balancer-controller"]["namespace"] == "kube-system"
+    assert lbc["clusterName"] == cluster["metadata"]["name"]
+    assert lbc["region"] == cluster["metadata"]["region"]
+    sa = lbc["serviceAccount"]["name"]
+    assocs = [a for a in cluster["iam"]["podIdentityAssociations"]
+              if (a["namespace"], a["serviceAccountName"]) == ("kube-system", sa)]
+    assert len(assocs) == 1 and assocs[0]["wellKnownPolicies"]["awsLoadBalancerController"] is True
+    event = load_yaml(ROOT / "examples" / "event.yaml")
+    assert event["ingress"]["className"] == "alb"
+
+
 def test_cluster_autoscaler_check_catches_a_pool_without_tags(cluster):
     broken = copy.deepcopy(cluster)
     broken["managedNodeGroups"][-1].pop("propagateASGTags")
@@ -321,6 +336,8 @@ def unknown_paths(values: dict, allowed: list[str]) -> list[str]:
     ("keda", "keda-2.20.2"),
     ("kube-prometheus-stack", "kube-prometheus-stack-88.5.3"),
     ("cluster-autoscaler", "cluster-autoscaler-9.59.0"),
+    ("metrics-server", "metrics-server-3.13.0"),
+    ("aws-load-balancer-controller", "aws-load-balancer-controller-3.5.0"),
 ])
 def test_operator_values_use_only_known_keys(release, keys):
     values = load_yaml(ROOT / "operators" / "values" / f"{release}.yaml")
