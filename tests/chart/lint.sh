@@ -62,6 +62,9 @@ counted() {
 # The examples' golden renders (tests/chart/golden/, refreshed by make chart-golden).
 counted python3 "$HERE/golden.py" check "$CHART"
 
+# The services' defaults (application.yaml) are the chart's defaults: what the default render sets.
+[ -f "$OUT/defaults.yaml" ] && counted python3 "$HERE/defaults_contract.py" "$OUT/defaults.yaml"
+
 # Every values key described in the schema, and docs/values.md generated from it.
 counted python3 "$HERE/values_doc.py" check
 
