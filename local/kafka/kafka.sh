@@ -9,7 +9,7 @@ KAFKA_TOPIC=${COUPON_KAFKA_TOPIC:-coupon-issuance}
 KAFKA_DLT=${COUPON_KAFKA_DEAD_LETTER_TOPIC:-coupon-issuance-dlt}
 KAFKA_TOPIC_PARTITIONS=12
 KAFKA_DLT_PARTITIONS=3
-KAFKA_HEAP_OPTS=${KAFKA_HEAP_OPTS:--Xms512m -Xmx512m}
+# KAFKA_HEAP_OPTS and KAFKA_GC_OPTS: the profile's (local/profiles/, local/lib/common.sh).
 # Patient defaults: three JVMs starting on a busy 2-core machine take minutes.
 KAFKA_START_TIMEOUT=${KAFKA_START_TIMEOUT:-420}
 # Full replication after a restart can take minutes on a starved 2-core VM.
@@ -18,9 +18,6 @@ KAFKA_HEALTHY_TIMEOUT=${KAFKA_HEALTHY_TIMEOUT:-600}
 # less CPU per issuance than C1 only (local/decisions/0027). KAFKA_JIT_OPTS=-XX:TieredStopAtLevel=1
 # brings C1 only back.
 KAFKA_JIT_OPTS=${KAFKA_JIT_OPTS:-}
-# Serial GC and no perf-data sampling: no concurrent GC or sampler threads waking up on an idle
-# broker; a 512 MB heap collects in milliseconds.
-KAFKA_GC_OPTS=${KAFKA_GC_OPTS:--XX:+UseSerialGC -XX:-UsePerfData}
 
 kafka_voters() {
   local IFS=,; local a=(); for n in "${KAFKA_NODES[@]}"; do a+=("$n@$HARNESS_HOST:$(kafka_controller_port "$n")"); done; echo "${a[*]}"

@@ -30,6 +30,7 @@ sys.path.insert(0, os.path.join(ROOT, "local"))
 os.environ.setdefault("PORT_OFFSET", "2000")
 os.environ.setdefault("RUN_DIR", os.path.join(ROOT, ".run", "infra-faults"))
 
+import harness_profile  # noqa: E402  local/profiles/
 from verifier import tokens  # noqa: E402  the project's one JWT signer
 from verifier.harness import http  # noqa: E402
 from verifier.settings import Settings  # noqa: E402
@@ -142,13 +143,18 @@ def heal():
 
 
 def timeouts_in_force():
-    """The failure-detection timeouts the running harness uses (local/infra.sh timeouts, set by
-    HARNESS_PROFILE in local/lib/common.sh): {name: milliseconds or None}."""
+    """The failure-detection timeouts the running harness uses (local/infra.sh timeouts, set by the
+    profile HARNESS_PROFILE, local/profiles/): {name: milliseconds or None}, the profile's name, and
+    its harness accommodations in force (settings the chart does not ship, or the environment's)."""
     out = {}
     for line in infra("timeouts", check=False).splitlines():
         name, _, value = line.partition("=")
         out[name] = int(value) if value.strip().isdigit() else None
-    out["profile"] = os.environ.get("HARNESS_PROFILE", "slow-host")
+    name = os.environ.get("HARNESS_PROFILE", "product")
+    profile = harness_profile.in_force(name, harness_profile.read(name), os.environ)
+    out["profile"] = name
+    out["harness_accommodations"] = {s["name"]: s["value"] for s in profile["settings"]
+                                     if s["kind"] == "harness" or s["overridden"]}
     return out
 
 
