@@ -463,8 +463,9 @@ def consumers_scaled(run):
 # overload ----------------------------------------------------------------------------------------
 
 # The API is bounded for this scenario: restarted with coupon.issuance.max-in-flight OVERLOAD_BOUND and
-# the product's admission-wait (OVERLOAD_ADMISSION_WAIT): the harness's own 10 s lets a spike queue
-# instead of being shed, so under it no request would be turned away within k6's timeout.
+# the product's admission-wait (OVERLOAD_ADMISSION_WAIT), whatever the profile: the slow-host
+# profile's 10 s lets a spike queue instead of being shed, so under it no request would be turned
+# away within k6's timeout.
 # Unbounded, it takes all that k6 can offer from the same two cores (about 700 new users a second):
 # the path is cheaper than the load generator, so the admission bound was never reached. Bounded to
 # 8 requests of 30-50 ms each, it takes 150-270/s (host-dependent), and 600/s is at least twice that. What is
