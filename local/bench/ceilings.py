@@ -1,7 +1,8 @@
 """The ceilings a step of the capacity ladder runs under, by Little's law (concurrency = rate x time
 in the system, so a bound of N at once over a time T per request caps the rate at N / T), and the
 resource that ends the ladder. Pure functions; the settings come from the services' defaults
-(application.yaml) and the environment the harness started them with (the profile in force).
+(application.yaml) and the environment the harness started them with (the profile in force,
+HARNESS_PROFILE, and the environment's own variables).
 
   in_flight           coupon.issuance.max-in-flight / the measured time an issuance holds its slot
                       (coupon_issuance_duration_seconds over the step)
@@ -157,7 +158,13 @@ def main(argv):
         sys.stderr.write(__doc__)
         return 2
     services = {service for service, _, _ in SETTINGS.values()}
-    json.dump(settings_in_force({s: application_defaults(s) for s in services}, os.environ), sys.stdout, indent=2)
+    # the harness's environment: the profile in force (local/profiles/), the environment's own first
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    import harness_profile
+    name = os.environ.get("HARNESS_PROFILE", "product")
+    profile = harness_profile.in_force(name, harness_profile.read(name), os.environ)
+    environ = {**{x["name"]: x["value"] for x in profile["settings"]}, **os.environ}
+    json.dump(settings_in_force({s: application_defaults(s) for s in services}, environ), sys.stdout, indent=2)
     sys.stdout.write("\n")
     return 0
 
