@@ -34,6 +34,7 @@
 # minute's budget in before it queues), MAX_WAIT (5m), WR_ETA_P90_MAX (unset: the ETA error p90
 # reported; set: judged against it). Direct spike: VUS (10000),
 # RETRY_FRACTION (0.05), POLL_INTERVAL (1s, 0 = no status polling), P95_MS (1500) P99_MS (3000).
+# SHED_RETRIES (30: a 503 is tried again a second later, up to this many times).
 # K6_LOCK (a file: k6 runs under flock on it). HARNESS_PROFILE (product: the chart's configuration).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -64,6 +65,10 @@ BUILD=${BUILD:-1}
 PROMETHEUS=${PROMETHEUS:-0}
 # The chart's configuration; local/profiles/ names where the harness differs, and why.
 export HARNESS_PROFILE=${HARNESS_PROFILE:-product}
+# Users as the product's page treats them: a 503 is tried again after its Retry-After for as long
+# as the entry token admits (static/page/app.js), not given up after a few tries; the shed answers
+# are reported, and a user who still has no final answer is judged.
+export SHED_RETRIES=${SHED_RETRIES:-30}
 export P95_MS=${P95_MS:-1500} P99_MS=${P99_MS:-3000}
 
 step=0
