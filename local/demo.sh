@@ -72,6 +72,8 @@ PROMETHEUS=${PROMETHEUS:-0}
 # first demo after a build records one first (local/train.sh, about two minutes). 0: plain JIT warm-up.
 export SERVICES_AOT=${SERVICES_AOT:-1}
 export P95_MS=${P95_MS:-1500} P99_MS=${P99_MS:-3000}
+# k6's web dashboard exported beside the summary, for the HTML report (local/report/render.py); 0: none.
+export K6_DASHBOARD=${K6_DASHBOARD:-1}
 
 step=0
 say() { step=$((step + 1)); printf '\n\033[1m==> [%d] %s\033[0m\n' "$step" "$*"; }
@@ -95,6 +97,7 @@ cleanup() {
     [ -x local/services.sh ] && local/services.sh down || true
     [ -x local/infra.sh ] && local/infra.sh down || true
   fi
+  [ -s "$OUT_DIR/report.html" ] && echo "report: $OUT_DIR/report.html (open it in a browser)"
   exit "$rc"
 }
 trap cleanup EXIT
@@ -151,7 +154,7 @@ if [ "$WAITING_ROOM" = 1 ] && [ "$WR_WARMUP" != 0 ] && [ "$WR_WARMUP" != 0s ]; t
 fi
 
 mkdir -p "$OUT_DIR"
-rm -f "$OUT_DIR/k6-summary.json" "$OUT_DIR/journeys.log" "$OUT_DIR/k6.log"
+rm -f "$OUT_DIR/k6-summary.json" "$OUT_DIR/journeys.log" "$OUT_DIR/k6.log" "$OUT_DIR"/*.dashboard.html "$OUT_DIR/report.html"
 # Every 202 is judged per user: k6 names the user of each 202, 503 and unanswered request
 # (LOG_OUTCOMES=1, ISSUE_OUTCOME lines), and the verifier reads them (--outcomes).
 export LOG_OUTCOMES=1
@@ -183,6 +186,10 @@ if [ "$WAITING_ROOM" = 1 ]; then
   room_flags=(--outcomes "$OUT_DIR/journeys.log" --journeys "$OUT_DIR/journeys.log" --sub-window "$WR_SUB_WINDOW"
     --eta-p90-max "${WR_ETA_P90_MAX:-0.20}" --spike-cpu "$OUT_DIR/spike-cpu.json")
 fi
+verify_rc=0
 local/verify.sh verify --k6 "$OUT_DIR/k6-summary.json" --quantity "$QUANTITY" $latency_flag "${room_flags[@]}" \
-  --out "$OUT_DIR/summary.json"
+  --out "$OUT_DIR/summary.json" || verify_rc=$?
 echo "summary: $OUT_DIR/summary.json"
+# the run's pictures (a failed run's too), while MariaDB still holds the coupon's rows
+python3 local/report/render.py "$OUT_DIR" || true
+exit "$verify_rc"
