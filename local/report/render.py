@@ -16,7 +16,7 @@ What it draws comes from what the run already wrote, read after k6 and the verif
 - k6's own web dashboard export of each run, <summary>.dashboard.html (loadtests/run.sh writes it
   when K6_DASHBOARD=1), embedded whole.
 Inline SVG, no script, nothing fetched: it opens on a machine without a network. Standard library
-only; the rows are read with the `mariadb` client when it is on PATH.
+and the verifier's journey reader only; the rows are read with the `mariadb` client when it is on PATH.
 """
 import argparse
 import glob
@@ -30,7 +30,9 @@ import subprocess
 import sys
 from collections import Counter
 
-JOURNEY = "WR_JOURNEY "
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from verifier.waiting_room import load_journeys, percentile  # noqa: E402  (local/verifier)
+
 OUTCOME = re.compile(r'time="([^"]+)".*ISSUE_OUTCOME (\S+) (\w+)')
 COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"]
 
@@ -46,23 +48,8 @@ def load_json(path):
 
 
 def journeys(path):
-    """The WR_JOURNEY objects of a k6 console log (plain or logfmt-quoted)."""
-    out = []
-    if not path or not os.path.exists(path):
-        return out
-    with open(path, errors="replace") as f:
-        for line in f:
-            at = line.find(JOURNEY)
-            if at < 0:
-                continue
-            text = line[at + len(JOURNEY):].replace('\\"', '"')
-            try:
-                obj, _ = json.JSONDecoder().raw_decode(text)
-            except ValueError:
-                continue
-            if isinstance(obj, dict) and "sentAt" in obj:
-                out.append(obj)
-    return out
+    """The WR_JOURNEY objects of a k6 console log: the verifier reads them the same way."""
+    return load_journeys(path) if path and os.path.exists(path) else []
 
 
 def outcomes(path):
@@ -117,11 +104,7 @@ def p95_per_second(pairs, t0):
     buckets = {}
     for t, v in pairs:
         buckets.setdefault(int((t - t0) // 1000), []).append(v)
-    out = []
-    for s in sorted(buckets):
-        vals = sorted(buckets[s])
-        out.append((s, vals[max(0, math.ceil(0.95 * len(vals)) - 1)]))
-    return out
+    return [(s, percentile(buckets[s], 95)) for s in sorted(buckets)]
 
 
 def steps(admitted_ms, t0, gap_ms=250):
