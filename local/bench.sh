@@ -41,6 +41,9 @@ RAMP=${RAMP:-2s}
 # Patient clients: a 503 comes back after Retry-After, so the spike measures how long the system
 # takes to answer everyone, not how many users give up.
 export SHED_RETRIES=${SHED_RETRIES:-20}
+# k6's web dashboard beside each phase's summary, for the HTML report (the ladder's steps go without:
+# their k6 CPU is measured); 0: none.
+export K6_DASHBOARD=${K6_DASHBOARD:-1}
 BUILD=${BUILD:-0}
 KEEP=${KEEP:-0}
 OUT=${OUT_DIR:-$ROOT/build/bench}
@@ -70,7 +73,7 @@ scripts/tools.sh apt k6
 [ "$BUILD" = 1 ] || ls services/coupon-api/target/*.jar services/coupon-consumer/target/*.jar >/dev/null 2>&1 || BUILD=1
 [ "$BUILD" = 1 ] && make --no-print-directory build
 mkdir -p "$OUT"
-rm -f "$OUT"/*.json "$OUT"/*.log "$OUT"/summary.md
+rm -f "$OUT"/*.json "$OUT"/*.log "$OUT"/summary.md "$OUT"/*.html
 # How fast this host is right now (figures of the same host move with it): before anything starts.
 local/verify.sh gauge > "$OUT/gauge.json"
 say "starting the stack"
@@ -155,3 +158,4 @@ fi
 
 say "report: $OUT/summary.json, $OUT/summary.md"
 python3 local/bench/summary.py "$OUT"
+python3 local/report/render.py "$OUT" || true

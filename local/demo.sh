@@ -70,6 +70,8 @@ export HARNESS_PROFILE=${HARNESS_PROFILE:-product}
 # are reported, and a user who still has no final answer is judged.
 export SHED_RETRIES=${SHED_RETRIES:-30}
 export P95_MS=${P95_MS:-1500} P99_MS=${P99_MS:-3000}
+# k6's web dashboard exported beside the summary, for the HTML report (local/report/render.py); 0: none.
+export K6_DASHBOARD=${K6_DASHBOARD:-1}
 
 step=0
 say() { step=$((step + 1)); printf '\n\033[1m==> [%d] %s\033[0m\n' "$step" "$*"; }
@@ -81,6 +83,8 @@ ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 started_prometheus=0
 cleanup() {
   local rc=$?
+  # the run's pictures, a failed run's too, while MariaDB still holds the coupon's rows
+  [ "${report:-0}" = 1 ] && { python3 local/report/render.py "$OUT_DIR" >/dev/null || true; }
   if [ "$KEEP" = 1 ]; then
     echo
     echo "KEEP=1: the stack is still running. API http://127.0.0.1:$((8080 + PORT_OFFSET)), coupon $COUPON_ID."
@@ -91,6 +95,7 @@ cleanup() {
     [ -x local/services.sh ] && local/services.sh down || true
     [ -x local/infra.sh ] && local/infra.sh down || true
   fi
+  [ -s "$OUT_DIR/report.html" ] && echo "report: $OUT_DIR/report.html (open it in a browser)"
   exit "$rc"
 }
 trap cleanup EXIT
@@ -132,7 +137,8 @@ fi
 say "registering coupon $COUPON_ID: $QUANTITY coupons, opening now"
 local/verify.sh register --coupon "$COUPON_ID" --quantity "$QUANTITY"
 mkdir -p "$OUT_DIR"
-rm -f "$OUT_DIR/k6-summary.json" "$OUT_DIR/journeys.log" "$OUT_DIR/k6.log"
+rm -f "$OUT_DIR/k6-summary.json" "$OUT_DIR/journeys.log" "$OUT_DIR/k6.log" "$OUT_DIR"/*.dashboard.html "$OUT_DIR/report.html"
+report=1
 # Every 202 is judged per user: k6 names the user of each 202, 503 and unanswered request
 # (LOG_OUTCOMES=1, ISSUE_OUTCOME lines), and the verifier reads them (--outcomes).
 export LOG_OUTCOMES=1
