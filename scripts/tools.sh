@@ -42,6 +42,11 @@ NODE_APT_PACKAGES=(
   "ipset=7.17-1"
 )
 
+# The linters `make lint` runs: ShellCheck from Debian (the version scripts/lint.sh checks), the
+# Python ones from PyPI (scripts/lint/requirements.txt), the npm ones from their lockfile
+# (scripts/lint/package-lock.json).
+LINT_APT_PACKAGES=("shellcheck=0.9.0-1")
+
 log() { printf '[tools] %s\n' "$*" >&2; }
 
 # have NAME VERSION: true when .tools/bin/NAME was built at VERSION
@@ -230,6 +235,24 @@ tool_promtool() {
   ln -sfn "$real" "$BIN/promtool"
 }
 
+# The lint tools: ShellCheck (apt), the Python linters in .tools/venv/lint, the npm ones in
+# .tools/lint-npm (npm ci from the lockfile, re-run when the lockfile changes).
+tool_lint() {
+  apt_install "${LINT_APT_PACKAGES[@]}"
+  # shellcheck source=local/verifier/venv.sh
+  source "$ROOT/local/verifier/venv.sh"
+  venv_python lint "$ROOT/scripts/lint/requirements.txt" >/dev/null
+  local dir="$TOOLS/lint-npm" stamp
+  stamp=$(cat "$ROOT/scripts/lint/package.json" "$ROOT/scripts/lint/package-lock.json" | sha256sum | cut -c1-16)
+  [ -x "$dir/node_modules/.bin/prettier" ] && [ "$(cat "$dir/.stamp" 2>/dev/null)" = "$stamp" ] && return 0
+  command -v npm >/dev/null || { log "npm not found: install Node.js 20+ (Debian: apt-get install nodejs npm)"; return 1; }
+  log "npm ci: $(tr -d '\n ' < "$ROOT/scripts/lint/package.json" | grep -o '"devDependencies":{[^}]*}')"
+  rm -rf "$dir"; mkdir -p "$dir"
+  cp "$ROOT/scripts/lint/package.json" "$ROOT/scripts/lint/package-lock.json" "$dir/"
+  (cd "$dir" && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error >/dev/null)
+  echo "$stamp" > "$dir/.stamp"
+}
+
 # Kafka broker + CLI jars from Maven Central into .tools/kafka-<version>/libs (local/kafka/pom.xml).
 tool_kafka() {
   local dir="$TOOLS/kafka-$KAFKA_VERSION" pom="$ROOT/local/kafka/pom.xml" stamp
@@ -269,10 +292,11 @@ run_one() {
     kube-router) with_lock kube-router tool_kube_router ;;
     node-apt) with_lock apt tool_node_apt ;;
     browser) with_lock apt tool_browser ;;
+    lint) with_lock apt tool_lint ;;
     node) run_one node-apt; for t in etcd kube-apiserver kubectl helm k6; do run_one "$t"; done; run_one node-go ;;
     node-go) for t in kube-controller-manager kube-scheduler kubelet kube-proxy coredns keda k6-operator metrics-server kube-router; do run_one "$t"; done ;;
     go) for t in helm helm-unittest k6 etcd kube-apiserver kubectl; do run_one "$t"; done ;;
-    all) run_one apt; run_one browser; run_one promtool; run_one kafka; run_one go ;;
+    all) run_one apt; run_one lint; run_one browser; run_one promtool; run_one kafka; run_one go ;;
     *) echo "unknown tool: $1" >&2; exit 2 ;;
   esac
 }
