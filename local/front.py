@@ -9,6 +9,7 @@ production, and the API needs no CORS. Local use only (tests/browser, or to try 
 Standard library only; one thread per connection, the request and the answer passed through whole
 (a page's calls are small).
 """
+
 import argparse
 import http.client
 import http.server

@@ -4,6 +4,7 @@ version the chart targets (shared/crds). Stricter than the API server, which sil
 unknown fields: here an unknown field is an error, so a misspelled or removed field (Strimzi v1
 dropped several v1beta2 ones) is caught before it reaches a cluster.
 Usage: validate_rendered.py CRDS_DIR rendered.yaml..."""
+
 import glob
 import sys
 
@@ -26,8 +27,12 @@ def strict(schema, structural=True):
     if schema.get("x-kubernetes-int-or-string"):
         out.pop("type", None)
         out["anyOf"] = [{"type": "integer"}, {"type": "string"}]
-    if structural and "properties" in schema and "additionalProperties" not in schema \
-            and not schema.get("x-kubernetes-preserve-unknown-fields"):
+    if (
+        structural
+        and "properties" in schema
+        and "additionalProperties" not in schema
+        and not schema.get("x-kubernetes-preserve-unknown-fields")
+    ):
         out["additionalProperties"] = False
     if schema.get("nullable"):
         out.pop("type", None)
@@ -44,9 +49,17 @@ Loader.add_constructor("tag:yaml.org,2002:value", lambda loader, node: loader.co
 def load_crds(root):
     crds = {}
     # Only the CRDs of kinds the chart renders (the others are large and slow to parse).
-    wanted = ("kafka.yaml", "kafkanodepool.yaml", "kafkatopic.yaml", "scaledobjects.yaml",
-              "_triggerauthentications.yaml", "testruns.yaml", "servicemonitors.yaml", "podmonitors.yaml",
-              "prometheusrules.yaml")
+    wanted = (
+        "kafka.yaml",
+        "kafkanodepool.yaml",
+        "kafkatopic.yaml",
+        "scaledobjects.yaml",
+        "_triggerauthentications.yaml",
+        "testruns.yaml",
+        "servicemonitors.yaml",
+        "podmonitors.yaml",
+        "prometheusrules.yaml",
+    )
     for path in glob.glob(f"{root}/**/*.yaml", recursive=True):
         if not path.lower().endswith(wanted):
             continue
@@ -82,7 +95,9 @@ def main():
                 where = "/".join(str(x) for x in p.absolute_path)
                 print(f"FAIL {path}: {key[1]} {doc['metadata'].get('name')}: {where}: {p.message}")
                 errors += 1
-    print(f"{'ok  ' if not errors else 'FAIL'} {checked} custom resources checked against their CRDs, {errors} problems")
+    print(
+        f"{'ok  ' if not errors else 'FAIL'} {checked} custom resources checked against their CRDs, {errors} problems"
+    )
     return 1 if errors else 0
 
 

@@ -5,6 +5,7 @@ has a description.
 
 Usage: values_doc.py check    every key described, docs/values.md up to date (chart-lint)
        values_doc.py update   rewrite docs/values.md (make chart-values-doc)"""
+
 import json
 import sys
 from pathlib import Path
@@ -28,8 +29,6 @@ def lookup(values, path: list[str]):
             return None, False
         values = values[part]
     return values, True
-
-
 
 
 def cell(text: str) -> str:

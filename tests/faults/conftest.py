@@ -1,5 +1,6 @@
 """The abuse suite runs against the harness tests/faults/run.sh started (PORT_OFFSET, RUN_DIR): the
 API over raw HTTP, MariaDB for what was written, the harness's logs for secrets."""
+
 import http.client
 import os
 import pathlib
@@ -93,8 +94,16 @@ def db():
     import pymysql
 
     host, port, name = SETTINGS.db_address()
-    conn = pymysql.connect(host=host, port=port, user=SETTINGS.db_user, password=SETTINGS.db_password,
-                           database=name, autocommit=True, charset="utf8mb4", connect_timeout=30)
+    conn = pymysql.connect(
+        host=host,
+        port=port,
+        user=SETTINGS.db_user,
+        password=SETTINGS.db_password,
+        database=name,
+        autocommit=True,
+        charset="utf8mb4",
+        connect_timeout=30,
+    )
     yield conn
     conn.close()
 

@@ -9,6 +9,7 @@ requests, answers by kind, rows, duplicates, over-issue, lost 202s, stranded sto
 time to recover and PASS/FAIL per invariant; build/faults/report.json holds one entry per scenario.
 docs/reliability.md describes the scenarios and their last results.
 """
+
 import argparse
 import bisect
 import collections
@@ -49,10 +50,12 @@ def log(msg):
 
 # ---- the harness ----------------------------------------------------------------------------------
 
+
 def sh(*cmd, check=True, timeout=900, env=None):
     """Runs a harness command (local/infra.sh, local/services.sh) and returns its stdout."""
-    res = subprocess.run(list(cmd), cwd=ROOT, capture_output=True, text=True, timeout=timeout,
-                         env={**os.environ, **env} if env else None)
+    res = subprocess.run(
+        list(cmd), cwd=ROOT, capture_output=True, text=True, timeout=timeout, env={**os.environ, **env} if env else None
+    )
     for line in res.stderr.splitlines():
         print(f"    {line}", flush=True)
     if check and res.returncode != 0:
@@ -153,8 +156,9 @@ def timeouts_in_force():
     name = os.environ.get("HARNESS_PROFILE", "product")
     profile = harness_profile.in_force(name, harness_profile.read(name), os.environ)
     out["profile"] = name
-    out["harness_accommodations"] = {s["name"]: s["value"] for s in profile["settings"]
-                                     if s["kind"] == "harness" or s["overridden"]}
+    out["harness_accommodations"] = {
+        s["name"]: s["value"] for s in profile["settings"] if s["kind"] == "harness" or s["overridden"]
+    }
     return out
 
 
@@ -194,9 +198,19 @@ def dead_letters():
     """Records in the dead-letter topic (sum of its end offsets), read with the harness's Kafka jars."""
     libs = sorted(d for d in os.listdir(os.path.join(ROOT, ".tools")) if d.startswith("kafka-"))
     java = os.path.join(os.environ.get("JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64"), "bin", "java")
-    cmd = [java, "-Xmx128m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-           "-cp", os.path.join(ROOT, ".tools", libs[-1], "libs", "*"), "org.apache.kafka.tools.GetOffsetShell",
-           "--bootstrap-server", SETTINGS.kafka_bootstrap, "--topic", "coupon-issuance-dlt"]
+    cmd = [
+        java,
+        "-Xmx128m",
+        "-XX:TieredStopAtLevel=1",
+        "-XX:+UseSerialGC",
+        "-cp",
+        os.path.join(ROOT, ".tools", libs[-1], "libs", "*"),
+        "org.apache.kafka.tools.GetOffsetShell",
+        "--bootstrap-server",
+        SETTINGS.kafka_bootstrap,
+        "--topic",
+        "coupon-issuance-dlt",
+    ]
     for _ in range(3):
         res = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
         lines = [ln.rsplit(":", 1) for ln in res.stdout.splitlines() if ln.count(":") >= 2]
@@ -207,6 +221,7 @@ def dead_letters():
 
 
 # ---- one scenario's run ---------------------------------------------------------------------------
+
 
 @dataclass
 class Wave:
@@ -226,8 +241,12 @@ def reservations(coupon):
     None while no node answers for its slot."""
     for port in REDIS_PORTS:
         try:
-            out = subprocess.run(["redis-cli", "-c", "-p", str(port), "HLEN", f"{{coupon:{coupon}}}:issued"],
-                                 capture_output=True, text=True, timeout=3)
+            out = subprocess.run(
+                ["redis-cli", "-c", "-p", str(port), "HLEN", f"{{coupon:{coupon}}}:issued"],
+                capture_output=True,
+                text=True,
+                timeout=3,
+            )
         except subprocess.TimeoutExpired:
             continue
         if out.returncode == 0 and out.stdout.strip().isdigit():
@@ -251,8 +270,16 @@ class Probe(threading.Thread):
         try:
             if self.db is None:
                 host, port, name = SETTINGS.db_address()
-                self.db = pymysql.connect(host=host, port=port, user=SETTINGS.db_user, password=SETTINGS.db_password,
-                                          database=name, autocommit=True, connect_timeout=2, read_timeout=3)
+                self.db = pymysql.connect(
+                    host=host,
+                    port=port,
+                    user=SETTINGS.db_user,
+                    password=SETTINGS.db_password,
+                    database=name,
+                    autocommit=True,
+                    connect_timeout=2,
+                    read_timeout=3,
+                )
             with self.db.cursor() as cur:
                 cur.execute("SELECT COUNT(*) FROM issued_coupons WHERE coupon_id = %s", (self.coupon,))
                 self.rows = cur.fetchone()[0]
@@ -269,10 +296,17 @@ class Probe(threading.Thread):
             db_up = self.count_rows()
             status, body = http("GET", url, bearer=ADMIN, timeout=3)
             ok = status == 200 and isinstance(body, dict)
-            self.samples.append({
-                "t": t, "reservations": held, "rows": self.rows, "db_up": db_up, "status": status,
-                "backlog": max(0, held - self.rows) if held is not None and self.rows is not None else None,
-                **({k: body.get(k) for k in ("pending", "remaining", "consistent")} if ok else {})})
+            self.samples.append(
+                {
+                    "t": t,
+                    "reservations": held,
+                    "rows": self.rows,
+                    "db_up": db_up,
+                    "status": status,
+                    "backlog": max(0, held - self.rows) if held is not None and self.rows is not None else None,
+                    **({k: body.get(k) for k in ("pending", "remaining", "consistent")} if ok else {}),
+                }
+            )
             self.stop.wait(max(0.0, 1.0 - (time.time() - t)))
 
 
@@ -307,16 +341,32 @@ class Run:
         """Starts a k6 scenario in the background on the run's coupon, with per-request CSV output."""
         summary = os.path.join(self.out, f"{name}-k6.json")
         out_csv = os.path.join(self.out, f"{name}-k6.csv")
-        full = {**os.environ, "COUPON_ID": str(self.coupon), "BASE_URL": SETTINGS.api_url,
-                "USER_PREFIX": self.prefix, "SUMMARY_PATH": summary, "K6_CSV_TIME_FORMAT": "unix_milli",
-                # correctness, not latency: thresholds are not judged here
-                "P95_MS": "600000", "P99_MS": "600000", "MAX_UNEXPECTED_RATE": "1", "MAX_FAILED_RATE": "1",
-                "REQUEST_TIMEOUT": "20s", "LOG_VUS": "0",
-                # every 202, 503 and unanswered request named with its user: the verifier judges per user
-                "LOG_OUTCOMES": "1", **{k: str(v) for k, v in env.items()}}
+        full = {
+            **os.environ,
+            "COUPON_ID": str(self.coupon),
+            "BASE_URL": SETTINGS.api_url,
+            "USER_PREFIX": self.prefix,
+            "SUMMARY_PATH": summary,
+            "K6_CSV_TIME_FORMAT": "unix_milli",
+            # correctness, not latency: thresholds are not judged here
+            "P95_MS": "600000",
+            "P99_MS": "600000",
+            "MAX_UNEXPECTED_RATE": "1",
+            "MAX_FAILED_RATE": "1",
+            "REQUEST_TIMEOUT": "20s",
+            "LOG_VUS": "0",
+            # every 202, 503 and unanswered request named with its user: the verifier judges per user
+            "LOG_OUTCOMES": "1",
+            **{k: str(v) for k, v in env.items()},
+        }
         logf = open(os.path.join(self.out, f"{name}-k6.log"), "w")
-        proc = subprocess.Popen(["nice", "-n", "10", "loadtests/run.sh", script, "--quiet", "--out", f"csv={out_csv}"],
-                                cwd=ROOT, env=full, stdout=logf, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            ["nice", "-n", "10", "loadtests/run.sh", script, "--quiet", "--out", f"csv={out_csv}"],
+            cwd=ROOT,
+            env=full,
+            stdout=logf,
+            stderr=subprocess.STDOUT,
+        )
         w = Wave(name, summary, out_csv, logf.name, proc, time.time())
         self.waves.append(w)
         return w
@@ -351,6 +401,7 @@ class Scenario:
 
 # ---- the faults -----------------------------------------------------------------------------------
 
+
 def kafka_node_down(nodes, down_s):
     def inject(run):
         run.at(15)
@@ -360,6 +411,7 @@ def kafka_node_down(nodes, down_s):
         run.mark("restart", "local/infra.sh kafka-start " + " ".join(map(str, nodes)))
         infra("kafka-start", *map(str, nodes))
         run.mark("restored", "every partition fully replicated again")
+
     return inject
 
 
@@ -389,6 +441,7 @@ def mariadb_down(down_s):
         run.at(15 + down_s)
         infra("mariadb-start")
         run.mark("restored", "MariaDB answers again")
+
     return inject
 
 
@@ -402,6 +455,7 @@ def mariadb_read_only(read_only_s):
         run.at(15 + read_only_s)
         infra("mariadb-read-only", "off")
         run.mark("restored", "MariaDB writable again")
+
     return inject
 
 
@@ -432,8 +486,19 @@ def api_killed(run):
     # made slow first: a burst of users arrives while one broker is paused (SIGSTOP), so acks=all
     # waits and every request in flight holds a reservation whose record is still in the producer.
     run.at(19)
-    run.wave("burst", "spike.js", {"VUS": 150, "USERS": 150, "RAMP": "1s", "RETRY_FRACTION": 0,
-                                   "POLL_INTERVAL": 0, "SHED_RETRIES": 0, "USER_OFFSET": BURST_OFFSET})
+    run.wave(
+        "burst",
+        "spike.js",
+        {
+            "VUS": 150,
+            "USERS": 150,
+            "RAMP": "1s",
+            "RETRY_FRACTION": 0,
+            "POLL_INTERVAL": 0,
+            "SHED_RETRIES": 0,
+            "USER_OFFSET": BURST_OFFSET,
+        },
+    )
     run.at(20)
     signal_pid("kafka-3", signal.SIGSTOP)
     run.mark("slow_sends", "SIGSTOP kafka node 3: sends wait for its acks")
@@ -503,8 +568,13 @@ class GaugeSampler(threading.Thread):
         while not self.stop.is_set():
             t = time.time()
             m = scrape(API_MGMT)
-            self.samples.append({"t": t, "in_flight": self.series(m, "coupon_issuance_in_flight"),
-                                 "rejected": self.series(m, "coupon_issuance_admission_rejected_total")})
+            self.samples.append(
+                {
+                    "t": t,
+                    "in_flight": self.series(m, "coupon_issuance_in_flight"),
+                    "rejected": self.series(m, "coupon_issuance_admission_rejected_total"),
+                }
+            )
             self.stop.wait(max(0.0, 0.5 - (time.time() - t)))
 
 
@@ -527,8 +597,9 @@ def recovered_after(calm):
     202 only, with p95 <= CALM_P95_MS, for at least 10 s. calm: (sent s after the drop, ms, status)."""
     for n in range(0, CALM_S - 9):
         windows = [[x for x in calm if w <= x[0] < w + 5] for w in range(n, CALM_S, 5)]
-        if all(ws and all(st == 202 for _, _, st in ws) and pct([d for _, d, _ in ws], 95) <= CALM_P95_MS
-               for ws in windows):
+        if all(
+            ws and all(st == 202 for _, _, st in ws) and pct([d for _, d, _ in ws], 95) <= CALM_P95_MS for ws in windows
+        ):
             return n
     return None
 
@@ -559,23 +630,35 @@ def measure_overload(run, requests):
     after_n = [x for x in calm_rel if n is not None and x[0] >= n]
     with open(os.path.join(run.out, "in-flight.json"), "w") as f:
         json.dump(samples, f)
-    return {"overload": {
-        "max_in_flight_bound": OVERLOAD_BOUND, "rate": OVERLOAD_RATE,
-        "overload_s": OVERLOAD_S, "calm_rate": CALM_RATE, "calm_s": CALM_S,
-        "requests": len(hot), "achieved_rps": round(len(hot) / OVERLOAD_S, 1),
-        "dropped_iterations": phases[0].get("dropped"), "answers": by_status(hot),
-        "p50_503_ms": round(pct(d503, 50), 1), "p99_503_ms": round(pct(d503, 99), 1),
-        "max_503_ms": round(max(d503, default=0), 1),
-        "p99_ms": round(pct(answered, 99), 1), "max_ms": round(max(answered, default=0), 1),
-        "timeouts": sum(1 for r in main if r[2] == 0 and r[3] == "1050"),
-        "connection_errors": sum(1 for r in main if r[2] == 0 and r[3] != "1050"),
-        "main_requests": len(main),
-        "max_in_flight": max(gauge, default=None), "in_flight_samples": len(gauge),
-        "scrape_failures": len(samples) - len(gauge),
-        "admission_rejected": round(rejected[-1] - rejected[0]) if len(rejected) > 1 else None,
-        "calm_requests": len(calm), "calm_answers": by_status(calm),
-        "recovery_202_s": n, "calm_p95_ms_after_n": round(pct([d for _, d, _ in after_n], 95), 1) if after_n else None,
-    }}
+    return {
+        "overload": {
+            "max_in_flight_bound": OVERLOAD_BOUND,
+            "rate": OVERLOAD_RATE,
+            "overload_s": OVERLOAD_S,
+            "calm_rate": CALM_RATE,
+            "calm_s": CALM_S,
+            "requests": len(hot),
+            "achieved_rps": round(len(hot) / OVERLOAD_S, 1),
+            "dropped_iterations": phases[0].get("dropped"),
+            "answers": by_status(hot),
+            "p50_503_ms": round(pct(d503, 50), 1),
+            "p99_503_ms": round(pct(d503, 99), 1),
+            "max_503_ms": round(max(d503, default=0), 1),
+            "p99_ms": round(pct(answered, 99), 1),
+            "max_ms": round(max(answered, default=0), 1),
+            "timeouts": sum(1 for r in main if r[2] == 0 and r[3] == "1050"),
+            "connection_errors": sum(1 for r in main if r[2] == 0 and r[3] != "1050"),
+            "main_requests": len(main),
+            "max_in_flight": max(gauge, default=None),
+            "in_flight_samples": len(gauge),
+            "scrape_failures": len(samples) - len(gauge),
+            "admission_rejected": round(rejected[-1] - rejected[0]) if len(rejected) > 1 else None,
+            "calm_requests": len(calm),
+            "calm_answers": by_status(calm),
+            "recovery_202_s": n,
+            "calm_p95_ms_after_n": round(pct([d for _, d, _ in after_n], 95), 1) if after_n else None,
+        }
+    }
 
 
 def overload_checks(run, res):
@@ -584,34 +667,56 @@ def overload_checks(run, res):
     bound = max(1, o["main_requests"] * CONNECTION_ERRORS_PER_1000 // 1000)
     n = o["recovery_202_s"]
     return [
-        ("the API was overloaded (it turned requests away)", n503 > 0 and (o["admission_rejected"] or 0) > 0,
-         f"{o['requests']} requests at {o['achieved_rps']}/s of {o['rate']}/s ({o['dropped_iterations']} dropped by "
-         f"k6), answers {o['answers']}; admission rejected {o['admission_rejected']}"),
-        (f"503s come fast (p99 <= {P99_503_MS} ms)", n503 > 0 and o["p99_503_ms"] <= P99_503_MS,
-         f"k6 http_req_duration of {n503} 503s: p50 {o['p50_503_ms']:.0f} ms, p99 {o['p99_503_ms']:.0f} ms, "
-         f"max {o['max_503_ms']:.0f} ms"),
-        (f"every request answered within its timeout ({OVERLOAD_TIMEOUT_S} s)", o["timeouts"] == 0,
-         f"{o['timeouts']} timeouts; p99 of all answers under overload {o['p99_ms']:.0f} ms, max {o['max_ms']:.0f} ms"),
-        ("connection errors within bound", o["connection_errors"] <= bound,
-         f"{o['connection_errors']} of {o['main_requests']} requests (bound {bound})"),
-        (f"in-flight never above max-in-flight ({OVERLOAD_BOUND})",
-         o["max_in_flight"] is not None and o["max_in_flight"] <= OVERLOAD_BOUND and o["in_flight_samples"] >= 20,
-         f"max {o['max_in_flight']} in {o['in_flight_samples']} samples of coupon_issuance_in_flight "
-         f"({o['scrape_failures']} scrapes failed)"),
-        (f"recovered once the load dropped (202, p95 <= {CALM_P95_MS} ms, within {RECOVERY_BOUND_S} s)",
-         n is not None and n <= RECOVERY_BOUND_S,
-         f"N = {n} s after the drop to {o['calm_rate']}/s; p95 after it {o['calm_p95_ms_after_n']} ms; calm answers "
-         f"{o['calm_answers']}"),
+        (
+            "the API was overloaded (it turned requests away)",
+            n503 > 0 and (o["admission_rejected"] or 0) > 0,
+            f"{o['requests']} requests at {o['achieved_rps']}/s of {o['rate']}/s ({o['dropped_iterations']} dropped by "
+            f"k6), answers {o['answers']}; admission rejected {o['admission_rejected']}",
+        ),
+        (
+            f"503s come fast (p99 <= {P99_503_MS} ms)",
+            n503 > 0 and o["p99_503_ms"] <= P99_503_MS,
+            f"k6 http_req_duration of {n503} 503s: p50 {o['p50_503_ms']:.0f} ms, p99 {o['p99_503_ms']:.0f} ms, "
+            f"max {o['max_503_ms']:.0f} ms",
+        ),
+        (
+            f"every request answered within its timeout ({OVERLOAD_TIMEOUT_S} s)",
+            o["timeouts"] == 0,
+            f"{o['timeouts']} timeouts; p99 of all answers under overload {o['p99_ms']:.0f} ms, max {o['max_ms']:.0f} ms",
+        ),
+        (
+            "connection errors within bound",
+            o["connection_errors"] <= bound,
+            f"{o['connection_errors']} of {o['main_requests']} requests (bound {bound})",
+        ),
+        (
+            f"in-flight never above max-in-flight ({OVERLOAD_BOUND})",
+            o["max_in_flight"] is not None and o["max_in_flight"] <= OVERLOAD_BOUND and o["in_flight_samples"] >= 20,
+            f"max {o['max_in_flight']} in {o['in_flight_samples']} samples of coupon_issuance_in_flight "
+            f"({o['scrape_failures']} scrapes failed)",
+        ),
+        (
+            f"recovered once the load dropped (202, p95 <= {CALM_P95_MS} ms, within {RECOVERY_BOUND_S} s)",
+            n is not None and n <= RECOVERY_BOUND_S,
+            f"N = {n} s after the drop to {o['calm_rate']}/s; p95 after it {o['calm_p95_ms_after_n']} ms; calm answers "
+            f"{o['calm_answers']}",
+        ),
     ]
 
 
 # extra checks -----------------------------------------------------------------------------------
 
+
 def sheds_fast(run, res):
     p99 = res["answers"]["p99_503_ms"]
-    return [("503s come fast (p99 <= 5 s)", p99 <= 5000, f"p99 of {res['answers']['503']} 503s: {p99:.0f} ms"),
-            ("no hanging requests", res["answers"]["no_answer"] == 0,
-             f"{res['answers']['no_answer']} requests without an answer within 20 s")]
+    return [
+        ("503s come fast (p99 <= 5 s)", p99 <= 5000, f"p99 of {res['answers']['503']} 503s: {p99:.0f} ms"),
+        (
+            "no hanging requests",
+            res["answers"]["no_answer"] == 0,
+            f"{res['answers']['no_answer']} requests without an answer within 20 s",
+        ),
+    ]
 
 
 def every_request_answered(run, res):
@@ -621,14 +726,18 @@ def every_request_answered(run, res):
 
 def sold_out_is_final(run, res):
     n = res["answers"]["sold_out_then_issued"]
-    return [("a 410 is final (no stock came back after it)", n == 0,
-             f"{n} answers 410 SOLD_OUT before a later request got 202")]
+    return [
+        (
+            "a 410 is final (no stock came back after it)",
+            n == 0,
+            f"{n} answers 410 SOLD_OUT before a later request got 202",
+        )
+    ]
 
 
 def issuance_unaffected(run, res):
     n503 = res["answers"]["503"]
-    return every_request_answered(run, res) + [
-        ("issuance unaffected (no 503)", n503 == 0, f"{n503} answered 503")]
+    return every_request_answered(run, res) + [("issuance unaffected (no 503)", n503 == 0, f"{n503} answered 503")]
 
 
 def failover_bounded(run, res):
@@ -638,19 +747,29 @@ def failover_bounded(run, res):
     fault, over = run.mark_time("fault"), run.mark_time("failed_over")
     window = (over - fault) if fault and over else None
     late = res["answers"].get("503_after_replica_back_10s", 0)
-    out.append(("errors only until the failover and a replica are back", late == 0,
-                f"{res['answers']['503']} 503s, failover took {window:.1f} s, "
-                f"{res['answers'].get('503_after_failover_10s', 0)} 503s later than 10 s after it, "
-                f"{late} later than 10 s after a replica was back"
-                if window is not None else "no failover seen"))
+    out.append(
+        (
+            "errors only until the failover and a replica are back",
+            late == 0,
+            f"{res['answers']['503']} 503s, failover took {window:.1f} s, "
+            f"{res['answers'].get('503_after_failover_10s', 0)} 503s later than 10 s after it, "
+            f"{late} later than 10 s after a replica was back"
+            if window is not None
+            else "no failover seen",
+        )
+    )
     return out
 
 
 def backlog_drained(run, res):
     grew = res["backlog_peak"] >= run.sc.rate * 10
     return issuance_unaffected(run, res) + [
-        ("backlog grew during the outage, then drained", grew and res["lag_recovered_s"] is not None,
-         f"peak {res['backlog_peak']} records, back after {res['lag_recovered_s']} s")]
+        (
+            "backlog grew during the outage, then drained",
+            grew and res["lag_recovered_s"] is not None,
+            f"peak {res['backlog_peak']} records, back after {res['lag_recovered_s']} s",
+        )
+    ]
 
 
 def stale_released(run, res):
@@ -659,44 +778,137 @@ def stale_released(run, res):
     restart = run.mark_time("restored") - run.mark_time("fault") if run.mark_time("restored") else None
     # the reconciler's period: a reservation is stale 30 s after it was made, runs every 2 s
     bound = (restart or 0) + 30 + 2 + 10
-    return [("the kill stranded reservations, the reconciler released them", n > 0 and res["stranded"] == 0,
-             f"{n} stale reservations released, then sold to later users"),
-            ("within the reconciler's period", back is not None and back <= bound,
-             f"stock back {back} s after the kill (bound: restart {restart and round(restart, 1)} s + 30 s stale-after "
-             f"+ 2 s interval + 10 s)")]
+    return [
+        (
+            "the kill stranded reservations, the reconciler released them",
+            n > 0 and res["stranded"] == 0,
+            f"{n} stale reservations released, then sold to later users",
+        ),
+        (
+            "within the reconciler's period",
+            back is not None and back <= bound,
+            f"stock back {back} s after the kill (bound: restart {restart and round(restart, 1)} s + 30 s stale-after "
+            f"+ 2 s interval + 10 s)",
+        ),
+    ]
 
 
 SCENARIOS = [
-    Scenario("kafka-broker", "One Kafka broker SIGKILLed mid-spike, restarted 30 s later", "short",
-             quantity=400, rate=8, duration=75, inject=kafka_node_down([2], 30), checks=lambda r, s: every_request_answered(r, s)),
-    Scenario("kafka-two-brokers", "Two Kafka brokers SIGKILLed (no quorum, no ISR), restarted 30 s later", "long",
-             quantity=400, rate=8, duration=100, inject=kafka_node_down([2, 3], 30), checks=sheds_fast),
-    Scenario("consumer-kill", "The consumer SIGKILLed mid-batch (inside a backlog) and restarted", "short",
-             quantity=500, rate=10, duration=60, inject=consumer_killed_mid_batch, checks=issuance_unaffected),
-    Scenario("mariadb-down", "MariaDB stopped for 30 s under load", "short",
-             quantity=500, rate=10, duration=70, inject=mariadb_down(30), checks=backlog_drained),
-    Scenario("mariadb-read-only", "MariaDB read-only for 20 s under load (writes refused, error 1290)", "short",
-             quantity=400, rate=10, duration=50, inject=mariadb_read_only(20), checks=backlog_drained),
-    Scenario("redis-failover", "The Redis master of the coupon SIGKILLed: failover to its replica", "long",
-             quantity=600, rate=10, duration=90, inject=redis_master_killed, checks=failover_bounded),
-    Scenario("redis-flush", "Redis flushed entirely mid-event", "short",
-             quantity=400, rate=10, duration=50, inject=redis_flushed, checks=lambda r, s: every_request_answered(r, s)),
-    Scenario("api-kill", "coupon-api SIGKILLed between reservation and send, restarted", "short",
-             quantity=400, rate=8, duration=70, inject=api_killed, checks=stale_released),
-    Scenario("consumer-scale", "Consumers scaled out to 3 and back in during the spike", "long",
-             quantity=900, rate=10, duration=100, inject=consumers_scaled, checks=issuance_unaffected),
+    Scenario(
+        "kafka-broker",
+        "One Kafka broker SIGKILLed mid-spike, restarted 30 s later",
+        "short",
+        quantity=400,
+        rate=8,
+        duration=75,
+        inject=kafka_node_down([2], 30),
+        checks=lambda r, s: every_request_answered(r, s),
+    ),
+    Scenario(
+        "kafka-two-brokers",
+        "Two Kafka brokers SIGKILLed (no quorum, no ISR), restarted 30 s later",
+        "long",
+        quantity=400,
+        rate=8,
+        duration=100,
+        inject=kafka_node_down([2, 3], 30),
+        checks=sheds_fast,
+    ),
+    Scenario(
+        "consumer-kill",
+        "The consumer SIGKILLed mid-batch (inside a backlog) and restarted",
+        "short",
+        quantity=500,
+        rate=10,
+        duration=60,
+        inject=consumer_killed_mid_batch,
+        checks=issuance_unaffected,
+    ),
+    Scenario(
+        "mariadb-down",
+        "MariaDB stopped for 30 s under load",
+        "short",
+        quantity=500,
+        rate=10,
+        duration=70,
+        inject=mariadb_down(30),
+        checks=backlog_drained,
+    ),
+    Scenario(
+        "mariadb-read-only",
+        "MariaDB read-only for 20 s under load (writes refused, error 1290)",
+        "short",
+        quantity=400,
+        rate=10,
+        duration=50,
+        inject=mariadb_read_only(20),
+        checks=backlog_drained,
+    ),
+    Scenario(
+        "redis-failover",
+        "The Redis master of the coupon SIGKILLed: failover to its replica",
+        "long",
+        quantity=600,
+        rate=10,
+        duration=90,
+        inject=redis_master_killed,
+        checks=failover_bounded,
+    ),
+    Scenario(
+        "redis-flush",
+        "Redis flushed entirely mid-event",
+        "short",
+        quantity=400,
+        rate=10,
+        duration=50,
+        inject=redis_flushed,
+        checks=lambda r, s: every_request_answered(r, s),
+    ),
+    Scenario(
+        "api-kill",
+        "coupon-api SIGKILLed between reservation and send, restarted",
+        "short",
+        quantity=400,
+        rate=8,
+        duration=70,
+        inject=api_killed,
+        checks=stale_released,
+    ),
+    Scenario(
+        "consumer-scale",
+        "Consumers scaled out to 3 and back in during the spike",
+        "long",
+        quantity=900,
+        rate=10,
+        duration=100,
+        inject=consumers_scaled,
+        checks=issuance_unaffected,
+    ),
     # Every request of the main wave is a new user and the stock never sells out in it, so each one
     # travels the whole path (Redis, Kafka); the late wave sells what is left. No retries: the
     # arrival rate is the load. VUs for 3 s of arrivals: with fewer, k6 runs out of them while the
     # CPU is saturated, drops arrivals and never fills the API's admission bound.
-    Scenario("overload", f"Arrivals at about twice what the API takes ({OVERLOAD_RATE}/s, max-in-flight "
-             f"{OVERLOAD_BOUND}) for {OVERLOAD_S} s, then {CALM_RATE}/s", "long",
-             quantity=OVERLOAD_RATE * (OVERLOAD_S + 1) + CALM_RATE * (CALM_S + 1), rate=OVERLOAD_RATE,
-             duration=OVERLOAD_S + CALM_S, inject=overloaded, checks=overload_checks, measure=measure_overload,
-             wave_env={"STAGES": f"{OVERLOAD_RATE}:{OVERLOAD_S}s,{CALM_RATE}:{CALM_S}s", "SHED_RETRIES": 0,
-                       "MAX_VUS": max(300, OVERLOAD_RATE * 3), "REQUEST_TIMEOUT": f"{OVERLOAD_TIMEOUT_S}s"},
-             settle_timeout=300, api_args=f"--coupon.issuance.max-in-flight={OVERLOAD_BOUND} "
-                                             f"--coupon.issuance.admission-wait={OVERLOAD_ADMISSION_WAIT}"),
+    Scenario(
+        "overload",
+        f"Arrivals at about twice what the API takes ({OVERLOAD_RATE}/s, max-in-flight "
+        f"{OVERLOAD_BOUND}) for {OVERLOAD_S} s, then {CALM_RATE}/s",
+        "long",
+        quantity=OVERLOAD_RATE * (OVERLOAD_S + 1) + CALM_RATE * (CALM_S + 1),
+        rate=OVERLOAD_RATE,
+        duration=OVERLOAD_S + CALM_S,
+        inject=overloaded,
+        checks=overload_checks,
+        measure=measure_overload,
+        wave_env={
+            "STAGES": f"{OVERLOAD_RATE}:{OVERLOAD_S}s,{CALM_RATE}:{CALM_S}s",
+            "SHED_RETRIES": 0,
+            "MAX_VUS": max(300, OVERLOAD_RATE * 3),
+            "REQUEST_TIMEOUT": f"{OVERLOAD_TIMEOUT_S}s",
+        },
+        settle_timeout=300,
+        api_args=f"--coupon.issuance.max-in-flight={OVERLOAD_BOUND} "
+        f"--coupon.issuance.admission-wait={OVERLOAD_ADMISSION_WAIT}",
+    ),
 ]
 # the waiting room's scenarios (room_faults.py): killed and failed over, flooded with unknown ids
 SCENARIOS += __import__("room_faults").scenarios(sys.modules[__name__])
@@ -705,6 +917,7 @@ SCENARIOS += __import__("store_faults").scenarios(sys.modules[__name__])
 
 
 # ---- measuring --------------------------------------------------------------------------------------
+
 
 def read_requests(path, phases=False, name="issue"):
     """(answered at ms, duration ms, status, error code) of every issuance POST in a k6 CSV (name:
@@ -716,8 +929,12 @@ def read_requests(path, phases=False, name="issue"):
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
             if row["metric_name"] == "http_req_duration" and row.get("name") == name:
-                r = (int(row["timestamp"]), float(row["metric_value"]), int(row["status"] or 0),
-                     row.get("error_code") or "")
+                r = (
+                    int(row["timestamp"]),
+                    float(row["metric_value"]),
+                    int(row["status"] or 0),
+                    row.get("error_code") or "",
+                )
                 out.append(r + (row.get("scenario") or "",) if phases else r)
     return out
 
@@ -737,24 +954,33 @@ def by_status(requests):
 def answers(run, requests):
     by = collections.Counter(st for _, _, st, _ in requests)
     d503 = [d for _, d, st, _ in requests if st == 503]
-    out = {"requests": len(requests), "202": by.get(202, 0), "409": by.get(409, 0), "410": by.get(410, 0),
-           "503": by.get(503, 0), "no_answer": by.get(0, 0),
-           "timeouts": sum(1 for _, _, st, e in requests if st == 0 and e == "1050"),
-           "other": sum(n for st, n in by.items() if st not in (0, 202, 409, 410, 503)),
-           "p99_503_ms": round(pct(d503, 99), 1), "max_ms": round(max((d for _, d, _, _ in requests), default=0), 1)}
+    out = {
+        "requests": len(requests),
+        "202": by.get(202, 0),
+        "409": by.get(409, 0),
+        "410": by.get(410, 0),
+        "503": by.get(503, 0),
+        "no_answer": by.get(0, 0),
+        "timeouts": sum(1 for _, _, st, e in requests if st == 0 and e == "1050"),
+        "other": sum(n for st, n in by.items() if st not in (0, 202, 409, 410, 503)),
+        "p99_503_ms": round(pct(d503, 99), 1),
+        "max_ms": round(max((d for _, d, _, _ in requests), default=0), 1),
+    }
     # A 410 is final for its user: a 202 to a request sent after it means stock came back that the
     # 410 denied (stranded for a while). Held units answer 503, not 410, precisely to avoid this.
     first_202_after = sorted((ts - d) for ts, d, st, _ in requests if st == 202)
-    out["sold_out_then_issued"] = sum(1 for ts, _, st, _ in requests if st == 410
-                                      and bisect.bisect_right(first_202_after, ts) < len(first_202_after))
+    out["sold_out_then_issued"] = sum(
+        1 for ts, _, st, _ in requests if st == 410 and bisect.bisect_right(first_202_after, ts) < len(first_202_after)
+    )
     over = run.mark_time("failed_over")
     if over:
         out["503_after_failover_10s"] = sum(1 for ts, _, st, _ in requests if st == 503 and ts / 1000 > over + 10)
         # A 202 waits for one replica to hold the reservation (#37 item 2): the promoted master has
         # none until the old node is back as its replica, and refuses issuance until then.
         replicated = max(over, run.mark_time("restored") or over)
-        out["503_after_replica_back_10s"] = sum(1 for ts, _, st, _ in requests
-                                                if st == 503 and ts / 1000 > replicated + 10)
+        out["503_after_replica_back_10s"] = sum(
+            1 for ts, _, st, _ in requests if st == 503 and ts / 1000 > replicated + 10
+        )
     return out
 
 
@@ -798,10 +1024,13 @@ def refusals(run, requests):
     after = [(t, st) for t, st in sent if t >= fault and (end is None or t <= end)]
     refused = [t for t, st in after if st in (0, 503)]
     ok = [t for t, st in after if st not in (0, 503)]
-    return {"requests": len(after), "refused": len(refused),
-            "refused_s": round(max(refused) - fault, 1) if refused else 0.0,
-            "refused_seconds": len({int(t - fault) for t in refused}),
-            "first_ok_s": round(min(ok) - fault, 1) if ok else None}
+    return {
+        "requests": len(after),
+        "refused": len(refused),
+        "refused_s": round(max(refused) - fault, 1) if refused else 0.0,
+        "refused_seconds": len({int(t - fault) for t in refused}),
+        "first_ok_s": round(min(ok) - fault, 1) if ok else None,
+    }
 
 
 # Issue #42's recovery targets, reported with each scenario (met or missed), not judged: a lost broker
@@ -839,8 +1068,20 @@ def settle(run, timeout):
 
 def merge(summaries):
     """One k6 summary for the verifier from the waves of a run (counts summed)."""
-    keys = ("requests", "accepted", "duplicate", "sold_out", "not_open", "shed", "timed_out", "gave_up",
-            "requesters", "confirmed", "unconfirmed", "unexpected")
+    keys = (
+        "requests",
+        "accepted",
+        "duplicate",
+        "sold_out",
+        "not_open",
+        "shed",
+        "timed_out",
+        "gave_up",
+        "requesters",
+        "confirmed",
+        "unconfirmed",
+        "unexpected",
+    )
     out = dict(summaries[0])
     for k in keys:
         out[k] = sum(int(s.get(k, 0) or 0) for s in summaries)
@@ -848,8 +1089,16 @@ def merge(summaries):
     return out
 
 
-JUDGED = ("never over-issued", "no stranded stock", "slots within 1..quantity", "one coupon per user",
-          "every 202 persisted", "no row without a 202", "Redis view = MySQL", "consumer lag 0")
+JUDGED = (
+    "never over-issued",
+    "no stranded stock",
+    "slots within 1..quantity",
+    "one coupon per user",
+    "every 202 persisted",
+    "no row without a 202",
+    "Redis view = MySQL",
+    "consumer lag 0",
+)
 
 
 def run_scenario(sc, index, out_dir, base):
@@ -884,9 +1133,19 @@ def run_scenario(sc, index, out_dir, base):
     run.mark("settled" if settled_s is not None else "not_settled", json.dumps(rec))
     remaining = (rec or {}).get("remaining", sc.quantity)
     late_users = max(20, int(remaining) + 20)
-    late = run.wave("late", "spike.js", {"VUS": min(late_users, 100), "USERS": late_users, "RAMP": "2s",
-                                         "RETRY_FRACTION": 0, "POLL_INTERVAL": 0, "SHED_RETRIES": 5,
-                                         "USER_OFFSET": LATE_OFFSET})
+    late = run.wave(
+        "late",
+        "spike.js",
+        {
+            "VUS": min(late_users, 100),
+            "USERS": late_users,
+            "RAMP": "2s",
+            "RETRY_FRACTION": 0,
+            "POLL_INTERVAL": 0,
+            "SHED_RETRIES": 5,
+            "USER_OFFSET": LATE_OFFSET,
+        },
+    )
     run.wait_waves()
     run.mark("late_end", f"{late_users} late users")
     probe.stop.set()
@@ -895,11 +1154,27 @@ def run_scenario(sc, index, out_dir, base):
     with open(os.path.join(out, "merged-k6.json"), "w") as f:
         json.dump(merged, f, indent=2)
     verified = os.path.join(out, "verified.json")
-    vres = subprocess.run(["local/verify.sh", "verify", "--k6", os.path.join(out, "merged-k6.json"),
-                           "--quantity", str(run.quantity), "--drain-timeout", "90", "--reconcile-timeout", "60",
-                           "--ignore-thresholds", "--out", verified,
-                           *[arg for w in run.waves for arg in ("--outcomes", w.log)]],
-                          cwd=ROOT, capture_output=True, text=True)
+    vres = subprocess.run(
+        [
+            "local/verify.sh",
+            "verify",
+            "--k6",
+            os.path.join(out, "merged-k6.json"),
+            "--quantity",
+            str(run.quantity),
+            "--drain-timeout",
+            "90",
+            "--reconcile-timeout",
+            "60",
+            "--ignore-thresholds",
+            "--out",
+            verified,
+            *[arg for w in run.waves for arg in ("--outcomes", w.log)],
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     with open(os.path.join(out, "verify.txt"), "w") as f:
         f.write(vres.stdout + vres.stderr)
     v = json.load(open(verified))["verification"] if os.path.exists(verified) else {"checks": {}}
@@ -909,37 +1184,57 @@ def run_scenario(sc, index, out_dir, base):
     api = scrape(API_MGMT)
     consumer = scrape(CONSUMER_MGMT)
     res = {
-        "scenario": sc.name, "length": sc.length, "title": sc.title, "coupon": coupon, "quantity": run.quantity,
+        "scenario": sc.name,
+        "length": sc.length,
+        "title": sc.title,
+        "coupon": coupon,
+        "quantity": run.quantity,
         "answers": answers(run, requests),
-        "requesters": merged["requesters"], "gave_up": merged["gave_up"],
-        "rows": v.get("rows"), "duplicates": (v.get("duplicates") or 0) + (v.get("duplicate_slots") or 0),
+        "requesters": merged["requesters"],
+        "gave_up": merged["gave_up"],
+        "rows": v.get("rows"),
+        "duplicates": (v.get("duplicates") or 0) + (v.get("duplicate_slots") or 0),
         # per user: the users answered 202 without a row (the verifier reads every wave's outcomes)
-        "over_issue": v.get("over_issue"), "lost_202": v.get("lost_acceptances"),
+        "over_issue": v.get("over_issue"),
+        "lost_202": v.get("lost_acceptances"),
         "lost_202_users": v.get("lost_202_users"),
         "stranded": max(0, min(run.quantity, merged["requesters"]) - (v.get("rows") or 0)),
         "dead_letters": (dlt_after - dlt_before) if None not in (dlt_before, dlt_after) else None,
         "settled_s": settled_s,
         "reconciler": counter_deltas(api_before, api, "coupon_reconciler_actions_total", "action"),
         "compensations": counter_deltas(api_before, api, "coupon_compensations_total", "reason"),
-        "consumer_duplicates_skipped": sum(counter_deltas(consumer_before, consumer, "coupon_consumer_duplicates_total",
-                                                          "application").values()),
+        "consumer_duplicates_skipped": sum(
+            counter_deltas(consumer_before, consumer, "coupon_consumer_duplicates_total", "application").values()
+        ),
         "timeouts": timeouts,
         "marks": [(lb, round(t - run.t0, 1), d) for lb, t, d in run.marks],
         "notes": run.notes,
     }
     res.update(own)
     res.update(recovery(run, requests, probe.samples))
-    res["refused"] = {call: r for call in REFUSAL_CALLS
-                      if (r := refusals(run, requests if call == "issue" else
-                                        [x for w in run.waves for x in read_requests(w.csv, name=call)]))}
+    res["refused"] = {
+        call: r
+        for call in REFUSAL_CALLS
+        if (
+            r := refusals(
+                run, requests if call == "issue" else [x for w in run.waves for x in read_requests(w.csv, name=call)]
+            )
+        )
+    }
     res["recovery_s"] = max([x for x in (res["first_202_s"], res["lag_recovered_s"]) if x is not None], default=None)
-    checks = [(name, v["checks"].get(name), verifier_detail(vres.stdout, name)) for name in JUDGED
-              if name in v["checks"]]
+    checks = [
+        (name, v["checks"].get(name), verifier_detail(vres.stdout, name)) for name in JUDGED if name in v["checks"]
+    ]
     if not v["checks"]:
         checks.append(("verifier ran", False, (vres.stdout + vres.stderr)[-300:]))
     checks.append(("nothing dead-lettered", res["dead_letters"] == 0, f"{res['dead_letters']} records in the DLT"))
-    checks.append(("recovered", res["recovery_s"] is not None or run.mark_time("fault") is None,
-                   f"first 202 after {res['first_202_s']} s, backlog back after {res['lag_recovered_s']} s"))
+    checks.append(
+        (
+            "recovered",
+            res["recovery_s"] is not None or run.mark_time("fault") is None,
+            f"first 202 after {res['first_202_s']} s, backlog back after {res['lag_recovered_s']} s",
+        )
+    )
     checks.append(("settled (Redis = MySQL, nothing pending)", settled_s is not None, f"after {settled_s} s"))
     if error:
         checks.append(("fault injected", False, error))
@@ -963,7 +1258,7 @@ def verifier_detail(text, name):
     for line in (text or "").splitlines():
         body = line.strip()
         if body[:4] in ("PASS", "FAIL") and body[4:].strip().startswith(name):
-            return body[4:].strip()[len(name):].strip()
+            return body[4:].strip()[len(name) :].strip()
     return ""
 
 
@@ -979,9 +1274,15 @@ def scenario_text(r):
         f"dead letters {r['dead_letters']}",
         f"    recovery: first 202 after the fault {r['first_202_s']} s, backlog back after {r['lag_recovered_s']} s "
         f"(peak {r['backlog_peak']}), settled {r['settled_s']} s after the load; run {r['run_s']} s",
-        "    refused after the fault: " + ("; ".join(
-            f"{call} {x['refused']} of {x['requests']}, for {x['refused_s']} s ({x['refused_seconds']} seconds with a "
-            f"refusal), first answered {x['first_ok_s']} s" for call, x in r["refused"].items()) or "nothing measured"),
+        "    refused after the fault: "
+        + (
+            "; ".join(
+                f"{call} {x['refused']} of {x['requests']}, for {x['refused_s']} s ({x['refused_seconds']} seconds with a "
+                f"refusal), first answered {x['first_ok_s']} s"
+                for call, x in r["refused"].items()
+            )
+            or "nothing measured"
+        ),
         "    timeouts in force: " + ", ".join(f"{k} {v}" for k, v in r["timeouts"].items()),
         f"    reconciler {r['reconciler']}, compensations {r['compensations']}, "
         f"duplicates skipped by the consumer {r['consumer_duplicates_skipped']:.0f}",
@@ -996,17 +1297,21 @@ def scenario_text(r):
 
 
 def table(results):
-    head = ("| scenario | length | requests | 202 | 409 | 410 | 503 | no answer | rows/qty | dup | over | lost 202 "
-            "| stranded | DLT | first 202 s | refused s | backlog s | run s | result |")
+    head = (
+        "| scenario | length | requests | 202 | 409 | 410 | 503 | no answer | rows/qty | dup | over | lost 202 "
+        "| stranded | DLT | first 202 s | refused s | backlog s | run s | result |"
+    )
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for r in results:
         a = r["answers"]
-        lines.append(f"| {r['scenario']} | {r['length']} | {a['requests']} | {a['202']} | {a['409']} | {a['410']} | "
-                     f"{a['503']} | {a['no_answer']} | {r['rows']}/{r['quantity']} | {r['duplicates']} | "
-                     f"{r['over_issue']} | {r['lost_202']} | {r['stranded']} | {r['dead_letters']} | "
-                     f"{r['first_202_s']} | {(r.get('refused') or {}).get('issue', {}).get('refused_s')} | "
-                     f"{r['lag_recovered_s']} | {r['run_s']} | "
-                     f"{'PASS' if r['passed'] else 'FAIL'} |")
+        lines.append(
+            f"| {r['scenario']} | {r['length']} | {a['requests']} | {a['202']} | {a['409']} | {a['410']} | "
+            f"{a['503']} | {a['no_answer']} | {r['rows']}/{r['quantity']} | {r['duplicates']} | "
+            f"{r['over_issue']} | {r['lost_202']} | {r['stranded']} | {r['dead_letters']} | "
+            f"{r['first_202_s']} | {(r.get('refused') or {}).get('issue', {}).get('refused_s')} | "
+            f"{r['lag_recovered_s']} | {r['run_s']} | "
+            f"{'PASS' if r['passed'] else 'FAIL'} |"
+        )
     return "\n".join(lines)
 
 
@@ -1042,21 +1347,56 @@ def main(argv=None):
             results.append(run_scenario(sc, index, a.out, base))
         except Exception as e:
             log(f"{sc.name}: ERROR {e}")
-            results.append({"scenario": sc.name, "length": sc.length, "title": sc.title, "passed": False,
-                            "error": str(e), "answers": {k: None for k in ("requests", "202", "409", "410", "503",
-                                                                           "no_answer")},
-                            **{k: None for k in ("rows", "quantity", "duplicates", "over_issue", "lost_202",
-                                                 "stranded", "dead_letters", "first_202_s", "lag_recovered_s",
-                                                 "recovery_s", "run_s")}})
-    report = [{"scenario": r["scenario"], "length": r["length"], "passed": r["passed"], "lost_202": r["lost_202"],
-               "lost_202_users": r.get("lost_202_users"),
-               "over_issue": r["over_issue"], "duplicates": r["duplicates"], "stranded": r["stranded"],
-               "recovery_s": r["recovery_s"], "first_202_s": r["first_202_s"],
-               # per call (issue, wr-join, wr-poll): how long users were turned away after the fault
-               "refused": r.get("refused"), "timeouts": r.get("timeouts"), "targets": r.get("targets"),
-               "lag_recovered_s": r["lag_recovered_s"], "dead_letters": r["dead_letters"], "run_s": r["run_s"],
-               **({"overload": r["overload"]} if "overload" in r else {}),
-               **({"error": r["error"]} if "error" in r else {})} for r in results]
+            results.append(
+                {
+                    "scenario": sc.name,
+                    "length": sc.length,
+                    "title": sc.title,
+                    "passed": False,
+                    "error": str(e),
+                    "answers": {k: None for k in ("requests", "202", "409", "410", "503", "no_answer")},
+                    **{
+                        k: None
+                        for k in (
+                            "rows",
+                            "quantity",
+                            "duplicates",
+                            "over_issue",
+                            "lost_202",
+                            "stranded",
+                            "dead_letters",
+                            "first_202_s",
+                            "lag_recovered_s",
+                            "recovery_s",
+                            "run_s",
+                        )
+                    },
+                }
+            )
+    report = [
+        {
+            "scenario": r["scenario"],
+            "length": r["length"],
+            "passed": r["passed"],
+            "lost_202": r["lost_202"],
+            "lost_202_users": r.get("lost_202_users"),
+            "over_issue": r["over_issue"],
+            "duplicates": r["duplicates"],
+            "stranded": r["stranded"],
+            "recovery_s": r["recovery_s"],
+            "first_202_s": r["first_202_s"],
+            # per call (issue, wr-join, wr-poll): how long users were turned away after the fault
+            "refused": r.get("refused"),
+            "timeouts": r.get("timeouts"),
+            "targets": r.get("targets"),
+            "lag_recovered_s": r["lag_recovered_s"],
+            "dead_letters": r["dead_letters"],
+            "run_s": r["run_s"],
+            **({"overload": r["overload"]} if "overload" in r else {}),
+            **({"error": r["error"]} if "error" in r else {}),
+        }
+        for r in results
+    ]
     with open(os.path.join(a.out, "report.json"), "w") as f:
         json.dump(report, f, indent=2)
     text = table(results)
@@ -1064,8 +1404,10 @@ def main(argv=None):
         f.write(text + "\n")
     print("\n" + text)
     failed = [r["scenario"] for r in results if not r["passed"]]
-    print(f"\ntest-faults: {len(results) - len(failed)}/{len(results)} scenarios passed"
-          + (f"; FAILED: {', '.join(failed)}" if failed else ""))
+    print(
+        f"\ntest-faults: {len(results) - len(failed)}/{len(results)} scenarios passed"
+        + (f"; FAILED: {', '.join(failed)}" if failed else "")
+    )
     return 1 if failed else 0
 
 

@@ -1,4 +1,5 @@
 """Shared fixtures of the observability tests: repository paths, rule files, dashboards, pinned names."""
+
 import json
 import os
 import pathlib
@@ -61,7 +62,7 @@ def exporter_metrics():
     for line in (ROOT / "monitoring" / "exporter-metrics.txt").read_text().splitlines():
         line = line.strip()
         if line.startswith("# source:"):
-            source = line[len("# source:"):].strip()
+            source = line[len("# source:") :].strip()
         elif line and not line.startswith("#"):
             names[line.split()[0]] = source
     return names

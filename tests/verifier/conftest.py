@@ -1,4 +1,5 @@
 """The verifier package lives in local/verifier; its tests import it from there."""
+
 import pathlib
 import sys
 
