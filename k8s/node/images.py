@@ -71,7 +71,7 @@ def collect(mappings):
             raise SystemExit(f"images.py: {mapping!r} is not SRC=DEST")
         dest = "/" + dest.strip("/")
         if os.path.isdir(src):
-            for base, subdirs, names in os.walk(src):
+            for base, _subdirs, names in os.walk(src):
                 rel = os.path.relpath(base, src)
                 target = dest if rel == "." else f"{dest}/{rel}"
                 dirs.add(target)
@@ -161,8 +161,10 @@ def build(args):
     layer_name = diff_id.split(":")[1] + "/layer.tar"
     manifest = [{"Config": config_name, "RepoTags": [args.tag], "Layers": [layer_name]}]
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    tmp = tempfile.NamedTemporaryFile(dir=os.path.dirname(os.path.abspath(args.out)), delete=False)
-    with tarfile.open(fileobj=tmp, mode="w") as out:
+    with (
+        tempfile.NamedTemporaryFile(dir=os.path.dirname(os.path.abspath(args.out)), delete=False) as tmp,
+        tarfile.open(fileobj=tmp, mode="w") as out,
+    ):
         for name, data in (
             (config_name, config_bytes),
             (layer_name, layer),
@@ -171,7 +173,6 @@ def build(args):
             info = tarfile.TarInfo(name)
             info.size, info.mtime = len(data), 0
             out.addfile(info, io.BytesIO(data))
-    tmp.close()
     os.replace(tmp.name, args.out)
     print(f"{args.tag} {config_name[:12]} {len(layer) // 1024} KiB -> {args.out}", file=sys.stderr)
 
@@ -191,7 +192,7 @@ def registry_call(method, url, data=None, headers=None):
     except urllib.error.HTTPError as e:
         if method == "HEAD" and e.code == 404:
             return 404, e.headers
-        raise SystemExit(f"images.py: {method} {url}: {e.code} {e.read()[:500]!r}")
+        raise SystemExit(f"images.py: {method} {url}: {e.code} {e.read()[:500]!r}") from e
 
 
 def push_blob(base, repo, data):

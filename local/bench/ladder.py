@@ -24,13 +24,13 @@ import glob
 import json
 import math
 import os
-import resource
 import subprocess
 import sys
 import time
 import urllib.request
 
 import ceilings
+
 from verifier.harness import Api, Database
 from verifier.machine import machine_ticks, ticks
 from verifier.settings import Settings
@@ -51,12 +51,18 @@ def role(name):
     return name
 
 
+def open_text(path):
+    with open(path) as f:
+        return f.read()
+
+
 def harness_pids(run_dir):
     """name -> pid of every process the harness started in RUN_DIR and that is alive."""
     out = {}
     for f in glob.glob(os.path.join(run_dir, "pids", "*.pid")):
         try:
-            pid = int(open(f).read().strip())
+            with open(f) as pidfile:
+                pid = int(pidfile.read().strip())
         except (OSError, ValueError):
             continue
         if ticks(pid) is not None:
@@ -236,7 +242,7 @@ class Ladder:
                 cwd=ROOT,
                 stdout=subprocess.DEVNULL,
             ).returncode
-            v = json.load(open(vout))["verification"] if os.path.exists(vout) else {}
+            v = json.loads(open_text(vout))["verification"] if os.path.exists(vout) else {}
             s.update(
                 {
                     "invariants_passed": int(rc == 0),

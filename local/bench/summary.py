@@ -17,7 +17,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import harness_profile  # noqa: E402
+import harness_profile
 
 # figure -> (target, "<=" or ">="): docs/performance.md
 TARGETS = {

@@ -32,7 +32,7 @@ import sys
 from collections import Counter
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from verifier.waiting_room import load_journeys, percentile  # noqa: E402  (local/verifier)
+from verifier.waiting_room import load_journeys, percentile
 
 OUTCOME = re.compile(r'time="([^"]+)".*ISSUE_OUTCOME (\S+) (\w+)')
 COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"]

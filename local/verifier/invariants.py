@@ -6,8 +6,9 @@ A check's `ok` is True/False, or None for a line that is reported but not judged
 """
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, NamedTuple, Optional
+from typing import NamedTuple
 
 OUTCOME_LINE = re.compile(r"ISSUE_OUTCOME (\S+) (accepted|shed|timed_out)\b")
 
@@ -40,18 +41,18 @@ def parse_outcomes(lines):
 @dataclass(frozen=True)
 class Observed:
     coupon: int
-    quantity: Optional[int]
+    quantity: int | None
     rows: int
     issued: list  # (user_id, slot) per row
     k6: dict = field(default_factory=dict)  # the k6 JSON summary ({} without one)
-    drain_seconds: Optional[float] = None  # time to reach the accepted count; None: never reached
+    drain_seconds: float | None = None  # time to reach the accepted count; None: never reached
     persist_span_s: float = 0.0
-    reconciliation: Optional[dict] = None  # the admin endpoint's answer; None: no answer
-    lag: Optional[int] = None  # the consumer group's lag; None: not checked
+    reconciliation: dict | None = None  # the admin endpoint's answer; None: no answer
+    lag: int | None = None  # the consumer group's lag; None: not checked
     group: str = "coupon-consumer"
     judge_thresholds: bool = True  # False: --ignore-thresholds
     latency_reported: bool = False  # latency thresholds reported, not judged
-    outcomes: Optional[Outcomes] = None  # per user answers; None: judged by counts only
+    outcomes: Outcomes | None = None  # per user answers; None: judged by counts only
 
     def k(self, key, default=0):
         return int(self.k6.get(key, default) or 0)
@@ -131,7 +132,7 @@ class Observed:
             if not u.startswith(prefix) or not u[len(prefix) :].isdigit():
                 return False
             i = int(u[len(prefix) :]) - offset
-            return 0 <= i and (users == 0 or i < users)
+            return i >= 0 and (users == 0 or i < users)
 
         return sum(1 for u, _ in self.issued if not in_run(u))
 
@@ -165,7 +166,7 @@ class Invariant(NamedTuple):
 
 class Check(NamedTuple):
     name: str
-    ok: Optional[bool]
+    ok: bool | None
     detail: str
 
 

@@ -29,7 +29,7 @@ def event_summary(k6, res, checks):
     d = res["drain_seconds"]
     lines.append(
         f"  MariaDB rows {res['rows']} (quantity {res['quantity']}), persisted at {res['persist_rps']}/s, "
-        f"lag drained {'in %.1fs after k6 ended' % d if d >= 0 else 'NOT within the timeout'}"
+        f"lag drained {f'in {d:.1f}s after k6 ended' if d >= 0 else 'NOT within the timeout'}"
     )
     lines.append("  ------------------------------------------------------------")
     for name, ok, detail in checks:

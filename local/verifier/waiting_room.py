@@ -9,7 +9,6 @@ Times are epoch milliseconds as k6 saw them, on the machine that also runs the r
 import json
 import math
 from dataclasses import dataclass, field
-from typing import Optional
 
 from .invariants import Check, Invariant
 

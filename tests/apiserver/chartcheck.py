@@ -4,7 +4,6 @@ manifest or the objects read back from the API server. Each check returns a list
 from __future__ import annotations
 
 import re
-
 from pathlib import Path
 
 import yaml
@@ -354,9 +353,9 @@ def check_refs_resolve(objs: list[dict], available: dict[tuple[str, str], dict])
                 continue
             if key is not None:
                 keys = (
-                    set((target.get("data") or {}))
-                    | set((target.get("stringData") or {}))
-                    | set((target.get("binaryData") or {}))
+                    set(target.get("data") or {})
+                    | set(target.get("stringData") or {})
+                    | set(target.get("binaryData") or {})
                 )
                 if key not in keys:
                     problems.append(f"{name_of(o)} uses key {key} of {kind} {name}, which has only {sorted(keys)}")

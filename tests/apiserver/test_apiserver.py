@@ -11,9 +11,9 @@ import os
 import time
 from pathlib import Path
 
+import chartcheck as cc
 import pytest
 
-import chartcheck as cc
 from kube import ROOT, SHARED, TIMINGS, helm, kubectl, kubectl_json, load_yaml_all, run
 
 CRD_DIRS = [
@@ -562,7 +562,6 @@ def test_upgrade_changes_the_stored_objects(chart):
     ]
     r.helm("upgrade", r.name, str(chart), *changed, "--no-hooks", timed="upgrade", timeout=300)
     after_objs = r.live(r.manifest())
-    after = {cc.name_of(o): o for o in after_objs}
     assert "TestRun" in {o["kind"] for o in after_objs}, "the load test was switched on"
     scaled, _ = cc.scalers_of(after_objs, cc.consumer_deployment(after_objs))
     assert len(scaled) == 1 and scaled[0]["spec"]["maxReplicaCount"] == 8

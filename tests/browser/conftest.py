@@ -15,6 +15,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "local"))
 
 from front import handler  # noqa: E402  (local/front.py)
+
 from verifier import harness, tokens  # noqa: E402
 from verifier.settings import Settings  # noqa: E402
 

@@ -7,7 +7,6 @@ import subprocess
 import time
 
 import pytest
-
 from conftest import ROOT, journeys, shot
 
 OUT = ROOT / "build" / "browser"
@@ -57,7 +56,7 @@ def k6_queue(stack, coupon, name):
     for setting in ("WR_MODE", "WR_BUDGET", "WARMUP_COUPON_ID"):  # the zone is set above; no warm-up
         env.pop(setting, None)
     OUT.mkdir(parents=True, exist_ok=True)
-    log = open(OUT / f"{name}-k6.log", "w")
+    log = open(OUT / f"{name}-k6.log", "w")  # noqa: SIM115  k6 writes it after this returns
     return subprocess.Popen(
         [
             str(ROOT / "loadtests" / "run.sh"),
@@ -98,7 +97,7 @@ def assert_polls_as_told(page):
     """Each room call after an answer with pollAfterMs was sent no sooner than it said, one at a time."""
     room = calls(page, "/waiting-room/")
     checked = 0
-    for prev, nxt in zip(room, room[1:]):
+    for prev, nxt in zip(room, room[1:], strict=False):
         assert "answered" in prev and prev["answered"] <= nxt["sent"], "two room calls at once"
         told = (prev.get("body") or {}).get("pollAfterMs")
         if told is not None:

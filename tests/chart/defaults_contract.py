@@ -157,7 +157,8 @@ def main(argv):
                 print(f"    {p}")
         else:
             print(
-                f"ok   defaults contract: {service}'s {len(envs[service])} chart settings are its application.yaml defaults or wiring"
+                f"ok   defaults contract: {service}'s {len(envs[service])} chart settings are its application.yaml "
+                "defaults or wiring"
             )
     return 1 if failed else 0
 

@@ -11,7 +11,6 @@ import sys
 import jsonschema
 import yaml
 
-
 # Value validations of a structural schema: their branches only constrain fields the structure
 # declares (e.g. Strimzi's env: oneOf {required: [value]} / {required: [valueFrom]}), so they stay open.
 CONSTRAINTS = ("oneOf", "anyOf", "allOf", "not")
@@ -63,7 +62,9 @@ def load_crds(root):
     for path in glob.glob(f"{root}/**/*.yaml", recursive=True):
         if not path.lower().endswith(wanted):
             continue
-        for doc in yaml.load_all(open(path), Loader=Loader):
+        with open(path) as f:
+            docs = list(yaml.load_all(f, Loader=Loader))
+        for doc in docs:
             if not doc or doc.get("kind") != "CustomResourceDefinition":
                 continue
             group, kind = doc["spec"]["group"], doc["spec"]["names"]["kind"]
@@ -77,7 +78,9 @@ def main():
     crds = load_crds(sys.argv[1])
     checked, errors = 0, 0
     for path in sys.argv[2:]:
-        for doc in yaml.safe_load_all(open(path)):
+        with open(path) as f:
+            docs = list(yaml.safe_load_all(f))
+        for doc in docs:
             if not doc:
                 continue
             key = (doc.get("apiVersion"), doc.get("kind"))

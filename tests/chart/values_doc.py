@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """docs/values.md, the table of the chart's values, generated from values.schema.json (types,
-descriptions, the shared shapes in $defs) and the defaults in values.yaml. Also checks that the schema is a valid draft-07 schema and that every key in it
-has a description.
+descriptions, the shared shapes in $defs) and the defaults in values.yaml. Also checks that the
+schema is a valid draft-07 schema and that every key in it has a description.
 
 Usage: values_doc.py check    every key described, docs/values.md up to date (chart-lint)
        values_doc.py update   rewrite docs/values.md (make chart-values-doc)"""
@@ -84,8 +84,7 @@ def rows(node: dict, defs: dict, path: list[str], values, with_defaults=True):
         yield from rows(prop, defs, here, values, with_defaults)
         items = prop.get("items")
         if isinstance(items, dict) and "properties" in items:
-            for row in rows(items, defs, [*here[:-1], f"{name}[]"], values, with_defaults=False):
-                yield row
+            yield from rows(items, defs, [*here[:-1], f"{name}[]"], values, with_defaults=False)
 
 
 def undocumented(node, defs, path="") -> list[str]:

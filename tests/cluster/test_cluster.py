@@ -25,7 +25,7 @@ import yaml
 from kube import ROOT, helm, kubectl, kubectl_json, run
 
 sys.path.insert(0, str(ROOT / "local"))
-from verifier import tokens  # noqa: E402  the one Python JWT signer
+from verifier import tokens
 
 HERE = Path(__file__).resolve().parent
 NS = "coupon-event"
@@ -43,9 +43,9 @@ REGISTRY = VALUES_DOC["global"]["imageRegistry"]
 # Registries the node's containerd mirrors to REGISTRY (k8s/node/node.sh registry_hosts).
 MIRRORED = ("ghcr.io/",)
 K6_IMAGE = f"{REGISTRY}/grafana/k6:" + next(
-    l.split("=v")[1].split()[0]
-    for l in (ROOT / "scripts/tools.sh").read_text().splitlines()
-    if l.startswith("K6_VERSION=")
+    line.split("=v")[1].split()[0]
+    for line in (ROOT / "scripts/tools.sh").read_text().splitlines()
+    if line.startswith("K6_VERSION=")
 )
 # How long a step may take on a slow host before it counts as failed: patient, but bounded.
 SLOW = int(os.environ.get("CLUSTER_STEP_TIMEOUT", "900"))
@@ -464,7 +464,7 @@ def test_api_hpa_reads_cpu(report):
     readings = {}
     for name in (API, WAITING_ROOM):
         readings[name] = wait_until(
-            f"HPA {name} reading CPU", lambda: [v for v in [cpu(name)] if v is not None], 300, 5
+            f"HPA {name} reading CPU", lambda name=name: [v for v in [cpu(name)] if v is not None], 300, 5
         )[0]
         report.event(f"HPA {name}: CPU {readings[name]}% of requests (metrics-server)")
     report.figures["hpa_cpu_metric"] = True

@@ -73,7 +73,7 @@ def raw_request(method, target, headers=None, timeout=TIMEOUT_S):
         try:
             while chunk := s.recv(65536):
                 data += chunk
-        except (socket.timeout, ConnectionResetError):
+        except (TimeoutError, ConnectionResetError):
             pass
     status = 0
     if data.startswith(b"HTTP/"):

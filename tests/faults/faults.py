@@ -13,6 +13,7 @@ docs/reliability.md describes the scenarios and their last results.
 import argparse
 import bisect
 import collections
+import contextlib
 import csv
 import json
 import os
@@ -22,8 +23,8 @@ import sys
 import threading
 import time
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "local"))
@@ -32,6 +33,7 @@ os.environ.setdefault("PORT_OFFSET", "2000")
 os.environ.setdefault("RUN_DIR", os.path.join(ROOT, ".run", "infra-faults"))
 
 import harness_profile  # noqa: E402  local/profiles/
+
 from verifier import tokens  # noqa: E402  the project's one JWT signer
 from verifier.harness import http  # noqa: E402
 from verifier.settings import Settings  # noqa: E402
@@ -71,6 +73,11 @@ def services(*args, **kw):
     return sh("local/services.sh", *args, **kw)
 
 
+def read_text(path):
+    with open(path) as f:
+        return f.read()
+
+
 def pid_of(name):
     """PID of a running harness process from its PID file (api, consumer, kafka-N, redis-PORT,
     mariadb), only while that process still carries the file's marker (as local/lib/common.sh checks:
@@ -79,7 +86,7 @@ def pid_of(name):
     try:
         with open(base) as f:
             pid = int(f.read().strip())
-        marker = open(base + ".marker").read().strip() if os.path.exists(base + ".marker") else RUN_DIR
+        marker = read_text(base + ".marker").strip() if os.path.exists(base + ".marker") else RUN_DIR
         with open(f"/proc/{pid}/cmdline", "rb") as f:
             return pid if marker.encode() in f.read().replace(b"\0", b" ") else None
     except (OSError, ValueError):
@@ -127,10 +134,8 @@ def heal():
     for f in os.listdir(os.path.join(RUN_DIR, "pids")):
         pid = pid_of(f[:-4]) if f.endswith(".pid") else None
         if pid:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGCONT)  # a scenario that failed may have left one stopped
-            except ProcessLookupError:
-                pass
     if pid_of("mariadb"):
         infra("mariadb-read-only", "off", check=False)  # a failed mariadb-read-only run may have left it on
     extras = [f"consumer-{n}" for n in range(2, 6) if pid_of(f"consumer-{n}")]
@@ -187,10 +192,8 @@ def scrape(port):
     for line in text.splitlines():
         if line and not line.startswith("#"):
             name, _, value = line.rpartition(" ")
-            try:
+            with contextlib.suppress(ValueError):
                 out[name] = float(value)
-            except ValueError:
-                pass
     return out
 
 
@@ -359,7 +362,7 @@ class Run:
             "LOG_OUTCOMES": "1",
             **{k: str(v) for k, v in env.items()},
         }
-        logf = open(os.path.join(self.out, f"{name}-k6.log"), "w")
+        logf = open(os.path.join(self.out, f"{name}-k6.log"), "w")  # noqa: SIM115  k6 writes it; wait() closes it
         proc = subprocess.Popen(
             ["nice", "-n", "10", "loadtests/run.sh", script, "--quiet", "--out", f"csv={out_csv}"],
             cwd=ROOT,
@@ -610,7 +613,7 @@ def measure_overload(run, requests):
     calm = [r for r in requests if r[4].startswith("p2_")]
     start = min(map(sent, hot), default=None)
     drop = min(map(sent, calm), default=None)
-    for i, (lb, t, d) in enumerate(run.marks):
+    for i, (lb, _t, d) in enumerate(run.marks):
         if lb == "fault" and start:
             run.marks[i] = (lb, start, d)
         elif lb == "restored" and drop:
@@ -623,7 +626,7 @@ def measure_overload(run, requests):
     samples = sampler.samples if sampler else []
     gauge = [s["in_flight"] for s in samples if s["in_flight"] is not None]
     rejected = [s["rejected"] for s in samples if s["rejected"] is not None]
-    summary = json.load(open(run.waves[0].summary)) if os.path.exists(run.waves[0].summary) else {}
+    summary = json.loads(read_text(run.waves[0].summary)) if os.path.exists(run.waves[0].summary) else {}
     phases = summary.get("phases") or [{}]
     calm_rel = [(sent(r) - drop, r[1], r[2]) for r in calm] if drop else []
     n = recovered_after(calm_rel)
@@ -682,7 +685,8 @@ def overload_checks(run, res):
         (
             f"every request answered within its timeout ({OVERLOAD_TIMEOUT_S} s)",
             o["timeouts"] == 0,
-            f"{o['timeouts']} timeouts; p99 of all answers under overload {o['p99_ms']:.0f} ms, max {o['max_ms']:.0f} ms",
+            f"{o['timeouts']} timeouts; p99 of all answers under overload {o['p99_ms']:.0f} ms, "
+            f"max {o['max_ms']:.0f} ms",
         ),
         (
             "connection errors within bound",
@@ -1133,7 +1137,7 @@ def run_scenario(sc, index, out_dir, base):
     run.mark("settled" if settled_s is not None else "not_settled", json.dumps(rec))
     remaining = (rec or {}).get("remaining", sc.quantity)
     late_users = max(20, int(remaining) + 20)
-    late = run.wave(
+    run.wave(
         "late",
         "spike.js",
         {
@@ -1149,7 +1153,7 @@ def run_scenario(sc, index, out_dir, base):
     run.wait_waves()
     run.mark("late_end", f"{late_users} late users")
     probe.stop.set()
-    summaries = [json.load(open(w.summary)) for w in run.waves]
+    summaries = [json.loads(read_text(w.summary)) for w in run.waves]
     merged = merge(summaries)
     with open(os.path.join(out, "merged-k6.json"), "w") as f:
         json.dump(merged, f, indent=2)
@@ -1177,7 +1181,7 @@ def run_scenario(sc, index, out_dir, base):
     )
     with open(os.path.join(out, "verify.txt"), "w") as f:
         f.write(vres.stdout + vres.stderr)
-    v = json.load(open(verified))["verification"] if os.path.exists(verified) else {"checks": {}}
+    v = json.loads(read_text(verified))["verification"] if os.path.exists(verified) else {"checks": {}}
     dlt_after = dead_letters()
     requests = [r for w in run.waves for r in read_requests(w.csv)]
     own = sc.measure(run, read_requests(run.waves[0].csv, phases=True))  # may place the marks
@@ -1277,8 +1281,8 @@ def scenario_text(r):
         "    refused after the fault: "
         + (
             "; ".join(
-                f"{call} {x['refused']} of {x['requests']}, for {x['refused_s']} s ({x['refused_seconds']} seconds with a "
-                f"refusal), first answered {x['first_ok_s']} s"
+                f"{call} {x['refused']} of {x['requests']}, for {x['refused_s']} s "
+                f"({x['refused_seconds']} seconds with a refusal), first answered {x['first_ok_s']} s"
                 for call, x in r["refused"].items()
             )
             or "nothing measured"

@@ -301,8 +301,8 @@ class Room:
                 (
                     "no meter for an unknown id",
                     fl.get("meters") == 0,
-                    f"{fl.get('meters')} series naming a flooded id ({fl.get('own_series')} naming the real zone); room "
-                    f"series {fl.get('series_before')} -> {fl.get('series_after')}",
+                    f"{fl.get('meters')} series naming a flooded id ({fl.get('own_series')} naming the real "
+                    f"zone); room series {fl.get('series_before')} -> {fl.get('series_after')}",
                 ),
             ]
             + self.journey_checks(run)
@@ -341,7 +341,8 @@ class Room:
             (
                 "the gate never lapsed while the queue was on",
                 n > 0 and absent == 0,
-                f"absent {absent} s in {n} samples; longest renewal gap {late} s (TTL {run.gate.ttl_ms() / 1000:.0f} s)",
+                f"absent {absent} s in {n} samples; longest renewal gap {late} s "
+                f"(TTL {run.gate.ttl_ms() / 1000:.0f} s)",
             ),
         ]
 

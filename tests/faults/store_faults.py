@@ -14,9 +14,9 @@ scenario is, plus checks of their own:
 - quantity-lowered: the quantity lowered through the admin API under load, once to a value above the
   slot numbers Redis has handed out (accepted, 200) and once below them (refused, 409
   QUANTITY_BELOW_ISSUED, nothing changed) while the consumer is paused, between MySQL's highest row
-  and Redis's highest slot: MySQL alone cannot see that it is too low. Judged against the final quantity: nothing sold above it,
-  MySQL (quantity, coupon_slots) and Redis (meta quantity) agree on it, nothing dead-lettered and no
-  stale reservation released (no resell loop).
+  and Redis's highest slot: MySQL alone cannot see that it is too low. Judged against the final
+  quantity: nothing sold above it, MySQL (quantity, coupon_slots) and Redis (meta quantity) agree on
+  it, nothing dead-lettered and no stale reservation released (no resell loop).
 """
 
 import json

@@ -6,9 +6,8 @@ stalled client is dropped within the room's connection timeout. Nothing refused 
 import json
 
 import pytest
-from hypothesis import given
-
 from conftest import ROOM_PORT, bearer, request, token
+from hypothesis import given
 from test_bad_input import (
     CONTENT_TYPES,
     EXAMPLES,
@@ -18,6 +17,7 @@ from test_bad_input import (
     fresh_sub,
     status_with_two_credentials,
 )
+
 from verifier import tokens
 
 # Refused before the coupon is looked up: any id will do.

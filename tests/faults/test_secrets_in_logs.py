@@ -5,7 +5,6 @@ management endpoint hands out the configuration."""
 import re
 
 import pytest
-
 from conftest import RUN_DIR, SETTINGS, request
 
 JWT = re.compile(rb"eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{10,}")

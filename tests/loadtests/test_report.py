@@ -6,7 +6,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "local" / "report"))
 
-import render  # noqa: E402
+import render
 
 
 def test_admissions_group_into_the_rooms_steps():

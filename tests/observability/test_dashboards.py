@@ -4,7 +4,6 @@ import re
 import subprocess
 
 import yaml
-
 from build_dashboards import DASHBOARDS, render
 from conftest import DASHBOARD_FILES, dashboard_queries, grafana_to_promql, promtool
 from promql import selectors
@@ -13,7 +12,7 @@ REQUIRED = {"event-overview.json", "services.json", "load-test.json"}
 
 
 def test_required_dashboards_exist(dashboards):
-    assert REQUIRED <= set(dashboards)
+    assert set(dashboards) >= REQUIRED
 
 
 def test_dashboards_match_their_generator():
@@ -67,7 +66,7 @@ def test_panels_fit_the_grid_without_overlap(dashboards):
         cells = set()
         for p in d["panels"]:
             g = p["gridPos"]
-            assert 0 <= g["x"] and g["x"] + g["w"] <= 24, (name, p["title"])
+            assert g["x"] >= 0 and g["x"] + g["w"] <= 24, (name, p["title"])
             for x in range(g["x"], g["x"] + g["w"]):
                 for y in range(g["y"], g["y"] + g["h"]):
                     assert (x, y) not in cells, f"{name}: {p['title']!r} overlaps"

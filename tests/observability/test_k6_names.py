@@ -14,7 +14,6 @@ import urllib.parse
 import urllib.request
 
 import pytest
-
 from conftest import ROOT, exporter_metrics, referenced_metrics
 
 BUILTIN = {
@@ -114,7 +113,8 @@ def test_real_k6_remote_write_produces_those_names(tmp_path):
             "const t = new Trend('time_to_issued', true);\n"
             "const r = new Rate('unexpected');\n"
             "export const options = { vus: 1, duration: '3s' };\n"
-            f"export default function () {{ http.get('{base}/-/healthy'); c.add(1); t.add(1500); r.add(false); sleep(0.2); }}\n"
+            f"export default function () {{ http.get('{base}/-/healthy'); c.add(1); t.add(1500); r.add(false); "
+            "sleep(0.2); }\n"
         )
         env = dict(
             os.environ,

@@ -10,12 +10,12 @@ import re
 import time
 import urllib.error
 import urllib.request
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
-
 from conftest import referenced_metrics
 from test_metric_names import is_service_metric
+
 from verifier import tokens
 
 OFFSET = int(os.environ.get("PORT_OFFSET", "0"))
@@ -95,7 +95,7 @@ def live():
     for app in MANAGEMENT:
         wait_ready(app)
     coupon = random.randint(10**12, 10**13)
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     status, body = call(
         "PUT",
         f"{API}/api/v1/admin/coupons/{coupon}",
@@ -151,7 +151,7 @@ def test_every_service_metric_read_by_dashboards_and_rules_is_published(live, ru
 
 def test_every_sample_carries_the_application_tag(live):
     for app, samples in live.items():
-        for name, lines in samples.items():
+        for _name, lines in samples.items():
             for line in lines:
                 assert f'application="{app}"' in line, f"{app}: {line}"
 

@@ -4,7 +4,6 @@ management port the services' contract gives, and its configuration is valid for
 import subprocess
 
 import yaml
-
 from conftest import ROOT, promtool
 
 # Management ports of docs/contract.md (PORT_OFFSET 0), by the job name the chart's ServiceMonitors

@@ -6,7 +6,6 @@ import re
 import textwrap
 
 import yaml
-
 from conftest import ROOT, exporter_metrics, referenced_metrics
 from promql import metric_names
 
@@ -75,7 +74,7 @@ def jmx_rule_outputs():
     text = (ROOT / "templates" / "kafka-metrics-configmap.yaml").read_text()
     # the exporter config is the literal block under the key; the rest of the file is templated
     block = text.split("kafka-metrics-config.yml: |\n", 1)[1]
-    block = "\n".join(l for l in block.splitlines() if not l.lstrip().startswith("{{"))
+    block = "\n".join(line for line in block.splitlines() if not line.lstrip().startswith("{{"))
     config = yaml.safe_load(textwrap.dedent(block))
     assert config["lowercaseOutputName"] is True
     names = set()

@@ -105,8 +105,8 @@ def test_skaffold_hands_the_built_images_to_the_chart(skaffold, chart_dir):
     for image in ("coupon-api", "coupon-consumer", "coupon-waiting-room"):
         key = components[image]["valuesKey"]
         repo_key, tag_key = f"{key}.image.repository", f"{key}.image.tag"
-        assert templates[repo_key] == "{{.IMAGE_REPO_%s}}" % _sanitized(image)
-        assert "{{.IMAGE_TAG_%s}}" % _sanitized(image) in templates[tag_key]
+        assert templates[repo_key] == f"{{{{.IMAGE_REPO_{_sanitized(image)}}}}}"
+        assert f"{{{{.IMAGE_TAG_{_sanitized(image)}}}}}" in templates[tag_key]
         # The path must exist in the chart's values, or helm would silently ignore it.
         assert "repository" in values[key]["image"] and "tag" in values[key]["image"], image
     keys = {c["valuesKey"] for c in components.values()}
@@ -308,7 +308,7 @@ def test_install_script_pins_every_chart():
 
     out = run(["bash", str(ROOT / "operators" / "install.sh"), "--print"]).stdout
     for name, r in pinned_releases().items():
-        line = next(l for l in out.splitlines() if f"upgrade --install {name} " in l)
+        line = next(x for x in out.splitlines() if f"upgrade --install {name} " in x)
         assert f"--version {r['version']}" in line and f"--repo {r['repo']}" in line, line
         assert f"operators/values/{name}.yaml" in line, line
     assert "k8s/priorityclasses.yaml" in out and "k8s/storageclass-gp3.yaml" in out
@@ -341,7 +341,7 @@ def leaf_paths(tree, prefix=""):
 
 def known_keys(name: str) -> list[str]:
     lines = (KEYS_DIR / f"{name}.txt").read_text().splitlines()
-    return [l.strip() for l in lines if l.strip() and not l.startswith("#")]
+    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
 
 
 def unknown_paths(values: dict, allowed: list[str]) -> list[str]:
@@ -408,7 +408,7 @@ def test_operators_run_on_system_nodes_with_known_priority_classes():
 
 def strimzi_kafka_versions() -> dict[str, str]:
     lines = (Path(__file__).parent / "strimzi-1.2.0-kafka-versions.txt").read_text().splitlines()
-    return dict(l.split() for l in lines if l.strip() and not l.startswith("#"))
+    return dict(line.split() for line in lines if line.strip() and not line.startswith("#"))
 
 
 def version_key(v: str) -> tuple[int, ...]:

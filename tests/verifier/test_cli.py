@@ -31,9 +31,9 @@ def test_every_subcommand_parses(argv):
 
 
 def test_outcomes_take_one_log_per_k6_run():
-    a = parser().parse_args("verify --k6 s.json --outcomes main-k6.log --outcomes late-k6.log".split())
+    a = parser().parse_args(["verify", "--k6", "s.json", "--outcomes", "main-k6.log", "--outcomes", "late-k6.log"])
     assert a.outcomes == ["main-k6.log", "late-k6.log"]
-    assert parser().parse_args("verify --k6 s.json".split()).outcomes == []
+    assert parser().parse_args(["verify", "--k6", "s.json"]).outcomes == []
 
 
 def test_timed_passes_the_command_through():
@@ -54,7 +54,7 @@ def test_settings_read_the_harness_environment():
 
 
 def test_cpu_watch_reads_its_window_as_a_duration():
-    a = parser().parse_args("cpu watch spike.json --for 10s --tail 2s".split())
+    a = parser().parse_args(["cpu", "watch", "spike.json", "--for", "10s", "--tail", "2s"])
     assert (a.for_ms, a.tail_ms) == (10000, 2000)
 
 
