@@ -3,7 +3,7 @@
 # process the stages start is stopped on the way out. Select stages with STAGES="a b".
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$ROOT"
+cd "$ROOT" || exit 1
 STAGES=${STAGES:-"tools build test-chart test-services test-observability test-loadtests test-waiting-room test-faults-short test-cluster"}
 mkdir -p build
 cleanup() {

@@ -171,7 +171,8 @@ tool_keda() {
   keda_build keda-adapter github.com/kedacore/keda/v2/cmd/adapter
 }
 tool_coredns() {
-  local key="$COREDNS_VERSION-$(sha256sum "$ROOT/k8s/node/coredns/main.go" | cut -c1-12)"
+  local key
+  key="$COREDNS_VERSION-$(sha256sum "$ROOT/k8s/node/coredns/main.go" | cut -c1-12)"
   have coredns "$key" && return 0
   from_cache coredns "$key" && return 0
   go_build_wrapped coredns "$key" . "github.com/coredns/coredns $COREDNS_VERSION" \
