@@ -8,6 +8,7 @@ Usage: values_doc.py check    every key described, docs/values.md up to date (ch
 
 import json
 import sys
+import textwrap
 from pathlib import Path
 
 import jsonschema
@@ -32,7 +33,16 @@ def lookup(values, path: list[str]):
 
 
 def cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    """One table cell or paragraph: no pipes or line breaks, and <placeholders> outside code spans
+    escaped, or Markdown would take them for HTML tags and show nothing."""
+    parts = text.replace("|", "\\|").replace("\n", " ").split("`")
+    parts[::2] = [p.replace("<", "&lt;").replace(">", "&gt;") for p in parts[::2]]
+    return "`".join(parts)
+
+
+def prose(text: str) -> list[str]:
+    """A paragraph wrapped at the docs' 120 columns."""
+    return textwrap.wrap(cell(text), 120, break_long_words=False, break_on_hyphens=False)
 
 
 def type_of(node: dict, defs: dict) -> str:
@@ -114,10 +124,12 @@ def render(schema: dict) -> str:
     lines = [
         "# Values of the coupon-event chart",
         "",
-        "Generated from `values.schema.json` by `tests/chart/values_doc.py` (`make chart-values-doc`); "
-        "edit the schema, not this page. Defaults come from `values.yaml`. "
-        "The schema rejects unknown keys everywhere except in the Bitnami sections; "
-        "`examples/*.yaml` are complete events to start from.",
+        *prose(
+            "Generated from `values.schema.json` by `tests/chart/values_doc.py` (`make chart-values-doc`); "
+            "edit the schema, not this page. Defaults come from `values.yaml`. "
+            "The schema rejects unknown keys everywhere except in the Bitnami sections; "
+            "`examples/*.yaml` are complete events to start from."
+        ),
         "",
     ]
     top = {"properties": {k: v for k, v in schema["properties"].items() if "properties" not in v}}
@@ -125,11 +137,11 @@ def render(schema: dict) -> str:
     table(lines, list(rows(top, defs, [], values)), with_defaults=True)
     for name, prop in schema["properties"].items():
         if "properties" in prop:
-            lines += [f"## {name}", "", cell(description(prop, defs)), ""]
+            lines += [f"## {name}", "", *prose(description(prop, defs)), ""]
             table(lines, list(rows(prop, defs, [name], values)), with_defaults=True)
     lines += ["## Shared shapes", "", "Shapes the schema defines once (`$defs`) and uses under several keys.", ""]
     for name, node in defs.items():
-        lines += [f"### {name}", "", cell(description(node, defs) or f"Type: {type_of(node, defs)}."), ""]
+        lines += [f"### {name}", "", *prose(description(node, defs) or f"Type: {type_of(node, defs)}."), ""]
         if "properties" in node:
             table(lines, list(rows(node, defs, [], {}, with_defaults=False)), with_defaults=False)
         elif "items" in node and "properties" in node["items"]:
