@@ -54,14 +54,16 @@ shellcheck_pinned() {
   local v
   v=$(shellcheck --version | sed -n 's/^version: //p')
   [ "$v" = "$SHELLCHECK_VERSION" ] || { echo "shellcheck $v found, $SHELLCHECK_VERSION pinned (scripts/tools.sh lint)"; return 1; }
-  shellcheck -S warning "$@"
+  # two at a time: each file's run also reads the libraries it sources
+  printf '%s\0' "$@" | xargs -0 -P 2 -n 6 shellcheck -S warning
 }
+markdownlint() { "$NPM_BIN/markdownlint-cli2" "$@" >/dev/null; }   # its findings go to stderr
 
 run ruff "$VENV/ruff" check --quiet "${PY[@]}"
 run ruff-format "$VENV/ruff" format --check --quiet "${PY[@]}"
 run shellcheck shellcheck_pinned "${SH[@]}"
 run yamllint "$VENV/yamllint" --strict -f parsable "${YAML[@]}"
-run markdown "$NPM_BIN/markdownlint-cli2" "${MD[@]}"
+run markdown markdownlint "${MD[@]}"
 run prettier "$NPM_BIN/prettier" --log-level warn --check "${JS[@]}"
 
 echo "[lint] ${#PY[@]} Python, ${#SH[@]} shell, ${#YAML[@]} YAML, ${#MD[@]} Markdown, ${#JS[@]} JavaScript files"

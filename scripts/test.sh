@@ -4,7 +4,7 @@
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT" || exit 1
-STAGES=${STAGES:-"tools build test-chart test-services test-observability test-loadtests test-waiting-room test-faults-short test-cluster"}
+STAGES=${STAGES:-"tools build lint test-chart test-services test-observability test-loadtests test-waiting-room test-faults-short test-cluster"}
 mkdir -p build
 cleanup() {
   stop_background
