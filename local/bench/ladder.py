@@ -30,7 +30,6 @@ import time
 import urllib.request
 
 import ceilings
-
 from verifier.harness import Api, Database
 from verifier.machine import machine_ticks, ticks
 from verifier.settings import Settings

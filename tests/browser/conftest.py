@@ -4,20 +4,17 @@ and Debian's chromium driven by Playwright. tests/browser/run.sh starts the stac
 import json
 import os
 import pathlib
-import sys
 import threading
 import time
 import urllib.request
 
 import pytest
 
+from front import handler  # local/front.py
+from verifier import harness, tokens
+from verifier.settings import Settings
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "local"))
-
-from front import handler  # noqa: E402  (local/front.py)
-
-from verifier import harness, tokens  # noqa: E402
-from verifier.settings import Settings  # noqa: E402
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 # headless, nothing fetched by the browser on its own

@@ -12,7 +12,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -23,8 +22,6 @@ import pytest
 import yaml
 
 from kube import ROOT, helm, kubectl, kubectl_json, run
-
-sys.path.insert(0, str(ROOT / "local"))
 from verifier import tokens
 
 HERE = Path(__file__).resolve().parent

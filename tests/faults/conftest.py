@@ -4,19 +4,17 @@ API over raw HTTP, MariaDB for what was written, the harness's logs for secrets.
 import http.client
 import os
 import pathlib
-import sys
 import time
 
 import pytest
 
+from verifier import tokens  # the project's one JWT signer
+from verifier.harness import Api
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "local"))
 # The fault harness's place (tests/faults/run.sh exports them), never another suite's harness.
 os.environ.setdefault("PORT_OFFSET", "2000")
 os.environ.setdefault("RUN_DIR", str(ROOT / ".run" / "infra-faults"))
-
-from verifier import tokens  # noqa: E402  the project's one JWT signer
-from verifier.harness import Api  # noqa: E402
 from verifier.settings import Settings  # noqa: E402
 
 SETTINGS = Settings.from_env()

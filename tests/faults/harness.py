@@ -7,21 +7,18 @@ import contextlib
 import os
 import signal
 import subprocess
-import sys
 import time
 import urllib.request
 
+import harness_profile  # local/profiles/
+from verifier import tokens  # the project's one JWT signer
+from verifier.harness import http
+from verifier.settings import Settings
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "local"))
 # The fault harness's place (run.sh exports them): faults kill processes, never another suite's.
 os.environ.setdefault("PORT_OFFSET", "2000")
 os.environ.setdefault("RUN_DIR", os.path.join(ROOT, ".run", "infra-faults"))
-
-import harness_profile  # noqa: E402  local/profiles/
-
-from verifier import tokens  # noqa: E402  the project's one JWT signer
-from verifier.harness import http  # noqa: E402
-from verifier.settings import Settings  # noqa: E402
 
 SETTINGS = Settings.from_env()
 OFFSET = SETTINGS.offset

@@ -2,17 +2,12 @@
 targets, the JFR share's buckets. The measuring itself runs against the harness (make bench)."""
 
 import argparse
-import pathlib
-import sys
 
 import pytest
 
-BENCH = pathlib.Path(__file__).resolve().parents[2] / "local" / "bench"
-sys.path[:0] = [str(BENCH), str(BENCH.parent)]
-
-import jfr_share  # noqa: E402
-import ladder  # noqa: E402
-import summary  # noqa: E402
+import jfr_share
+import ladder
+import summary
 
 
 class FakeLadder(ladder.Ladder):

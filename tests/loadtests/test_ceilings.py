@@ -1,15 +1,9 @@
 """The ceilings a ladder step runs under (local/bench/ceilings.py) and what ends the ladder: pure
 logic, no harness."""
 
-import pathlib
-import sys
-
 import pytest
 
-BENCH = pathlib.Path(__file__).resolve().parents[2] / "local" / "bench"
-sys.path[:0] = [str(BENCH)]
-
-import ceilings  # noqa: E402
+import ceilings
 
 SHIPPED = {
     "max_in_flight": 256,

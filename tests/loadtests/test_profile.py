@@ -3,14 +3,12 @@ argued, the product profile changing nothing a service does, and the settings in
 summaries report them."""
 
 import pathlib
-import sys
 
 import pytest
 
-LOCAL = pathlib.Path(__file__).resolve().parents[2] / "local"
-sys.path[:0] = [str(LOCAL)]
+import harness_profile as hp
 
-import harness_profile as hp  # noqa: E402
+LOCAL = pathlib.Path(__file__).resolve().parents[2] / "local"
 
 # What a service reads from its environment: a profile line of these names changes its behaviour.
 SERVICE_SETTINGS = ("COUPON_", "SPRING_", "SERVER_", "MANAGEMENT_")

@@ -1,11 +1,6 @@
 """The pure series of the run's HTML report (local/report/render.py): what its charts plot. The report
 in chromium is tests/browser/test_report.py."""
 
-import pathlib
-import sys
-
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "local" / "report"))
-
 import render
 
 

@@ -4,16 +4,13 @@ import json
 import os
 import pathlib
 import shutil
-import sys
 
 import pytest
 import yaml
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "monitoring" / "checks"))
-sys.path.insert(0, str(ROOT / "local"))  # verifier.tokens, the one Python JWT signer
+from promql import grafana_to_promql, metric_names, variable_query_selector
 
-from promql import grafana_to_promql, metric_names, variable_query_selector  # noqa: E402
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 RULE_FILES = sorted((ROOT / "monitoring" / "rules").glob("*.yaml"))
 DASHBOARD_FILES = sorted((ROOT / "dashboards").glob("*.json"))

@@ -4,8 +4,9 @@ import re
 import subprocess
 
 import yaml
-from build_dashboards import DASHBOARDS, render
 from conftest import DASHBOARD_FILES, dashboard_queries, grafana_to_promql, promtool
+
+from build_dashboards import DASHBOARDS, render
 from promql import selectors
 
 REQUIRED = {"event-overview.json", "services.json", "load-test.json"}

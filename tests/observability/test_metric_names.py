@@ -7,6 +7,7 @@ import textwrap
 
 import yaml
 from conftest import ROOT, exporter_metrics, referenced_metrics
+
 from promql import metric_names
 
 # Name prefixes of meters our services publish (contract: coupon_* plus Spring Boot/Micrometer).
