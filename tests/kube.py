@@ -14,6 +14,8 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("SHARED_DIR", ROOT.parent / "shared"))
+# The operators' CRDs, one folder per operator (scripts/tools.sh crds)
+CRDS = Path(os.environ.get("CRDS_DIR", ROOT / ".tools" / "crds"))
 BIN = ROOT / ".tools" / "bin"
 TIMINGS_FILE = ROOT / "build" / "platform-timings.txt"
 

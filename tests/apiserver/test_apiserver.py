@@ -14,11 +14,9 @@ from pathlib import Path
 import chartcheck as cc
 import pytest
 
-from kube import ROOT, SHARED, TIMINGS, helm, kubectl, kubectl_json, load_yaml_all, run
+from kube import CRDS, ROOT, TIMINGS, helm, kubectl, kubectl_json, load_yaml_all, run
 
-CRD_DIRS = [
-    SHARED / "crds" / d for d in ("strimzi", "strimzi/access-operator", "keda", "k6-operator", "prometheus-operator")
-]
+CRD_DIRS = [CRDS / d for d in ("strimzi", "strimzi/access-operator", "keda", "k6-operator", "prometheus-operator")]
 CHART_COPY = ROOT / "build" / "chart-apiserver" / "coupon-event"
 OFFLINE = "tests/chart/fixtures/offline-external.yaml"
 
@@ -61,7 +59,7 @@ def cluster():
             "-f",
             str(d),
             timeout=900,
-            timed=f"CRDs of {d.relative_to(SHARED / 'crds')} applied (server-side)",
+            timed=f"CRDs of {d.relative_to(CRDS)} applied (server-side)",
         )
     kubectl("wait", "--for=condition=Established", "crd", "--all", "--timeout=300s", timeout=330)
     crds = kubectl_json("get", "crd")["items"]

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Checks every custom resource in rendered manifests against the CRD schema of the operator
-version the chart targets (shared/crds). Stricter than the API server, which silently prunes
+version the chart targets (scripts/tools.sh crds). Stricter than the API server, which silently prunes
 unknown fields: here an unknown field is an error, so a misspelled or removed field (Strimzi v1
 dropped several v1beta2 ones) is caught before it reaches a cluster.
 Usage: validate_rendered.py CRDS_DIR rendered.yaml..."""

@@ -13,7 +13,7 @@ import jsonschema
 import pytest
 import yaml
 
-from kube import ROOT, SHARED, load_yaml
+from kube import CRDS, ROOT, SHARED, load_yaml
 
 SCHEMAS = SHARED / "schemas"
 KEYS_DIR = Path(__file__).parent / "upstream-keys"
@@ -295,8 +295,8 @@ def test_operator_versions_are_the_pinned_ones():
     r = pinned_releases()
     assert r["strimzi"]["chart"] == "strimzi-kafka-operator" and r["strimzi"]["version"] == "1.2.0"
     assert r["k6-operator"]["version"] == "4.6.0"
-    keda_crds = (SHARED / "crds" / "keda" / "VERSION").read_text()
-    assert f"tag: v{r['keda']['version']}" in keda_crds, "KEDA chart must match the CRDs in shared/"
+    keda_crds = (CRDS / "keda" / "VERSION").read_text()
+    assert f"keda/v2@v{r['keda']['version']}" in keda_crds, "KEDA chart must match the CRDs (scripts/tools.sh crds)"
     assert re.fullmatch(r"\d+\.\d+\.\d+", r["kube-prometheus-stack"]["version"])
     assert list(r)[0] == "kube-prometheus-stack", "its ServiceMonitor CRD must come before the others"
     for name in r:
