@@ -82,7 +82,7 @@ local/infra.sh up
 [ "${KEEP_DATA:-0}" = 1 ] || local/infra.sh reset
 eval "$(local/infra.sh env)"
 export DB_URL DB_USER DB_PASSWORD KAFKA_BOOTSTRAP
-local/services.sh up
+local/services.sh up api consumer
 # the profile and the service settings in force: the summary states them, the ladder's ceilings use them
 python3 local/harness_profile.py json "$HARNESS_PROFILE" > "$OUT/profile.json"
 python3 local/bench/ceilings.py settings > "$OUT/settings.json"

@@ -124,8 +124,8 @@ if [ "$WAITING_ROOM" = 1 ]; then
   export WAITING_ROOM_ARGS="${WAITING_ROOM_ARGS:---coupon.waiting-room.defaults.budget-per-minute=$WR_BUDGET --coupon.waiting-room.defaults.sub-window=$WR_SUB_WINDOW}"
   local/services.sh up api consumer waiting-room
 else
-  say "starting coupon-api and coupon-consumer (local/services.sh up)"
-  local/services.sh up
+  say "starting coupon-api and coupon-consumer (local/services.sh up api consumer)"
+  local/services.sh up api consumer
 fi
 
 if [ "$PROMETHEUS" = 1 ] && [ -x local/prometheus.sh ]; then

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Runs coupon-api and coupon-consumer as processes from their built jars against the local harness
-# (local/infra.sh must be up). Builds nothing: `cd services && ./mvnw -DskipTests package` first.
+# Runs coupon-api, coupon-consumer and coupon-waiting-room as processes from their built jars against
+# the local harness (local/infra.sh must be up). Builds nothing: `make build` first.
 # Usage: local/services.sh up|down|status|logs|kill [api|consumer|consumer-N|waiting-room]...
-# waiting-room (coupon-waiting-room) starts only when named: ports 8070/8071 (+PORT_OFFSET), queue and
-# gate keys in the harness's Redis Cluster, the API at API_PORT; WAITING_ROOM_JAVA_OPTS, WAITING_ROOM_ARGS.
+# Without names, `up` starts the three; name them to start fewer (`up api consumer`: the issuance path
+# alone). waiting-room (coupon-waiting-room): ports 8070/8071 (+PORT_OFFSET), queue and gate keys in
+# the harness's Redis Cluster, the API at API_PORT; WAITING_ROOM_JAVA_OPTS, WAITING_ROOM_ARGS.
 # consumer-N (N 2-5) is an extra consumer process on ports 8090+2(N-1) (+1 management), in the same
 # group, as KEDA adds pods; `kill` sends SIGKILL by PID (fault tests, tests/faults).
 # Environment: PORT_OFFSET, RUN_DIR (as for infra.sh); HARNESS_PROFILE (product: the profile of
@@ -114,7 +115,7 @@ svc_wait_ready() {
 
 infra_env() { "$LOCAL_DIR/infra.sh" env | sed 's/^export //'; }
 
-names() { if [ $# -eq 0 ]; then echo api consumer; else echo "$@"; fi; }
+names() { if [ $# -eq 0 ]; then echo api consumer waiting-room; else echo "$@"; fi; }
 
 cmd_up() {
   local t0 n rc=0; t0=$(now_ms)
@@ -124,8 +125,13 @@ cmd_up() {
   return $rc
 }
 
-# `down` and `status` without names include the waiting room when it runs.
-with_room() { names "$@"; [ $# -eq 0 ] && is_running waiting-room && echo waiting-room; return 0; }
+# `down` and `status` without names: the API and the consumer, and the waiting room when it runs.
+with_room() {
+  if [ $# -gt 0 ]; then echo "$@"; return 0; fi
+  echo api consumer
+  is_running waiting-room && echo waiting-room
+  return 0
+}
 
 cmd_down() {
   local n

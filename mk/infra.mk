@@ -14,11 +14,11 @@ infra-status: ## PIDs, memory and health of the harness processes
 infra-reset: ## stop the services, empty the coupon database, both topics and Redis (make demo and make bench do it first)
 	local/infra.sh reset
 
-services-up: ## start coupon-api and coupon-consumer from their built jars against the harness; waits for readiness
+services-up: ## start coupon-api, coupon-consumer and coupon-waiting-room from their built jars against the harness; waits for readiness
 	local/services.sh up
 
-services-down: ## stop both services (SIGTERM, then SIGKILL after a timeout)
+services-down: ## stop the services (SIGTERM, then SIGKILL after a timeout)
 	local/services.sh down
 
-services-status: ## PIDs and readiness of both services
+services-status: ## PIDs and readiness of the services
 	local/services.sh status

@@ -129,7 +129,7 @@ def heal():
     if not ready(API_MGMT):
         API_ARGS_NOW[0] = ""  # started again below with the harness's own arguments
     infra("up")
-    services("up")
+    services("up", "api", "consumer")
 
 
 def timeouts_in_force():

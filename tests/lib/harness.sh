@@ -24,7 +24,7 @@ harness_up() {
   case "$status" in *" down"*) harness_started_infra=1 ;; esac
   local/infra.sh up || return 1
   harness_started_services=1
-  if [ $room = 1 ]; then local/services.sh up api consumer waiting-room; else local/services.sh up; fi
+  if [ $room = 1 ]; then local/services.sh up; else local/services.sh up api consumer; fi
 }
 
 harness_down() {
