@@ -59,6 +59,10 @@ class VerdictTest {
 		return Verdict.judge(o).stream().filter(c -> c.ok() != null).collect(Collectors.toMap(Check::name, Check::ok));
 	}
 
+	private static Check line(Observed o, String name) {
+		return Verdict.judge(o).stream().filter(c -> c.name().equals(name)).findFirst().orElseThrow();
+	}
+
 	private static List<String> failing(Observed o) {
 		return Verdict.judge(o).stream().filter(c -> Boolean.FALSE.equals(c.ok())).map(Check::name).toList();
 	}
@@ -108,11 +112,7 @@ class VerdictTest {
 	@Test
 	void aReservationWithoutARowFails() {
 		// user-5 was told 202 (Redis holds it as issued) and never got a row.
-		Check lost = Verdict.judge(soldOut(rows(4), reservations(5), 0, 5))
-			.stream()
-			.filter(c -> c.name().equals("every 202 persisted"))
-			.findFirst()
-			.orElseThrow();
+		Check lost = line(soldOut(rows(4), reservations(5), 0, 5), "every 202 persisted");
 		assertThat(lost.ok()).isFalse();
 		assertThat(lost.detail()).contains("1 of them without a row (user-5)");
 		assertThat(failing(soldOut(rows(4), reservations(5), 0, 5))).contains("no stranded stock");
@@ -142,11 +142,7 @@ class VerdictTest {
 	void aHeldSlotIsStrandedStockUntilSettled() {
 		List<Reservation> reservations = reservations(4);
 		reservations.add(reservation(Reservation.heldField(5), 5));
-		Check stranded = Verdict.judge(soldOut(rows(4), reservations, 0, 5))
-			.stream()
-			.filter(c -> c.name().equals("no stranded stock"))
-			.findFirst()
-			.orElseThrow();
+		Check stranded = line(soldOut(rows(4), reservations, 0, 5), "no stranded stock");
 		assertThat(stranded.ok()).isFalse();
 		assertThat(stranded.detail()).endsWith("1 held");
 	}
