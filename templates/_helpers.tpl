@@ -32,6 +32,21 @@
 {{- (index .Values.event.coupons 0).id | int64 -}}
 {{- end -}}
 
+{{/* The load test's TestRun (loadtest.runId): its name is also the testid of every sample. */}}
+{{- define "coupon-event.testRunName" -}}
+{{- printf "%s-k6-%s" (include "coupon-lib.prefix" .) (.Values.loadtest.runId | toString) | trunc 52 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* The coupon the load test attacks: loadtest.couponId, else the first of event.coupons. */}}
+{{- define "coupon-event.loadtestCouponId" -}}
+{{- .Values.loadtest.couponId | default (include "coupon-event.firstCouponId" .) | toString -}}
+{{- end -}}
+
+{{/* The ConfigMap the verification Job writes the load test's verdict into. */}}
+{{- define "coupon-event.verdictName" -}}
+{{- printf "%s-verdict-%s" (include "coupon-lib.prefix" .) (.Values.loadtest.runId | toString) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
 {{/* coupon.catalog.coupons in Spring's relaxed form (docs/contract.md). */}}
 {{- define "coupon-event.eventYaml" -}}
 coupon:

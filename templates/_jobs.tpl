@@ -1,14 +1,22 @@
-{{/* A hook Job running the coupon-api image with --coupon.job=<job>.
-     Pass (dict "root" $ "job" "migrate|register" "hook" "<events>" "weight" "<n>" "env" <yaml> "withEvent" bool) */}}
-{{- define "coupon-event.hookJob" -}}
+{{/* A Job running the coupon-api image with --coupon.job=<job>: the hooks (migrate, register) and
+     the load test's verification.
+     Pass (dict "root" $ "job" "migrate|register|verify" "env" <yaml> "withEvent" bool) and, for a hook,
+     "hook" "<events>" "weight" "<n>"; else "name" <the Job's name>, "labels" <extra labels, yaml>,
+     "spec" <extra Job spec, yaml>, "serviceAccount" <name> (its token mounted) and "kafka" true
+     (the Kafka wiring). */}}
+{{- define "coupon-event.apiJob" -}}
 {{- $root := .root -}}
 {{- $api := $root.Values.couponApi -}}
 apiVersion: batch/v1
 kind: Job
 metadata:
-  name: {{ include "coupon-lib.prefix" $root }}-{{ .job }}
+  name: {{ .name | default (printf "%s-%s" (include "coupon-lib.prefix" $root) .job) }}
   labels:
     {{- include "coupon-event.labels" (dict "root" $root "component" .job) | nindent 4 }}
+    {{- with .labels }}
+    {{- . | nindent 4 }}
+    {{- end }}
+  {{- if .hook }}
   annotations:
     helm.sh/hook: {{ .hook }}
     helm.sh/hook-weight: {{ .weight | quote }}
@@ -16,17 +24,29 @@ metadata:
     # outlived its release (found on a real node). A failed one stays for its logs until the next
     # attempt or its ttlSecondsAfterFinished.
     helm.sh/hook-delete-policy: before-hook-creation,hook-succeeded
+  {{- end }}
 spec:
+  {{- if .hook }}
   backoffLimit: {{ $root.Values.jobs.backoffLimit }}
   activeDeadlineSeconds: {{ $root.Values.jobs.activeDeadlineSeconds }}
   ttlSecondsAfterFinished: {{ $root.Values.jobs.ttlSecondsAfterFinished }}
+  {{- end }}
+  {{- with .spec }}
+  {{- . | nindent 2 }}
+  {{- end }}
   template:
     metadata:
       labels:
         {{- include "coupon-event.podLabels" (dict "root" $root "component" .job) | nindent 8 }}
     spec:
       restartPolicy: Never
+      {{- with .serviceAccount }}
+      serviceAccountName: {{ . }}
+      # The one pod of the release that talks to the Kubernetes API (its Role: templates/verify.yaml).
+      automountServiceAccountToken: true
+      {{- else }}
       automountServiceAccountToken: false
+      {{- end }}
       {{- include "coupon-lib.imagePullSecrets" $root | nindent 6 }}
       securityContext:
         {{- include "coupon-lib.podSecurityContext" $root | nindent 8 }}
@@ -47,6 +67,11 @@ spec:
           imagePullPolicy: {{ $api.image.pullPolicy }}
           {{- include "coupon-lib.javaCommand" $api.jvmFlags | nindent 10 }}
           args: ["--coupon.job={{ .job }}"]
+          {{- if .kafka }}
+          envFrom:
+            - configMapRef:
+                name: {{ include "coupon-lib.kafkaConfigName" $root }}
+          {{- end }}
           env:
             {{- .env | nindent 12 }}
           resources:

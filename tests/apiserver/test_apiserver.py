@@ -525,6 +525,41 @@ def test_hooks_pass_server_side_validation(release):
     assert problems == []
 
 
+def test_verification_job_may_read_its_run_and_write_its_verdict_only(release):
+    """The load test's verification Job, judged by the server's own RBAC authorizer: get on its
+    TestRun and runner Jobs, patch on its verdict ConfigMap, and nothing else."""
+    if "loadtest" not in release.scenario:
+        pytest.skip("no load test, no verification Job")
+    job = next(
+        o
+        for o in cc.of_kind(release.objects, "Job")
+        if o["metadata"]["labels"].get("app.kubernetes.io/component") == "verify"
+    )
+    env = {e["name"]: e.get("value") for e in job["spec"]["template"]["spec"]["containers"][0]["env"]}
+    run, verdict = env["COUPON_VERIFY_TESTRUN"], env["COUPON_VERIFY_CONFIGMAP"]
+    assert {cc.name_of(o) for o in release.objects} >= {f"TestRun/{run}", f"ConfigMap/{verdict}"}
+    sa = f"system:serviceaccount:{release.ns}:{job['spec']['template']['spec']['serviceAccountName']}"
+
+    def can(*args):
+        out = kubectl("auth", "can-i", *args, "--namespace", release.ns, "--as", sa, check=False)
+        return out.stdout.strip() == "yes"
+
+    allowed = [("get", f"testruns.k6.io/{run}"), ("get", f"jobs.batch/{run}-1"), ("patch", f"configmaps/{verdict}")]
+    denied = [
+        ("list", "testruns.k6.io"),
+        ("get", "testruns.k6.io/another-run"),
+        ("delete", f"testruns.k6.io/{run}"),
+        ("create", "jobs.batch"),
+        ("get", "jobs.batch/another-job"),
+        ("create", "configmaps"),
+        ("patch", f"configmaps/{release.name}-event"),
+        ("get", "secrets"),
+        ("list", "pods"),
+    ]
+    assert [a for a in allowed if not can(*a)] == [], "the Job lacks what it needs"
+    assert [d for d in denied if can(*d)] == [], "the Job may do more than it needs"
+
+
 # ------------------------------------------------------------------------------------ lifecycle
 
 
@@ -589,6 +624,8 @@ def test_upgrade_changes_the_stored_objects(chart):
     names = {cc.name_of(o) for o in reused}
     assert any(n.endswith("-k6-qa-2") for n in names), names
     assert not any(n.endswith("-k6-qa-1") for n in names), "the old TestRun stays after a new runId"
+    assert any(n.endswith("-verdict-qa-2") for n in names), names
+    assert not any("-verdict-qa-1" in n or "-verify-qa-1-" in n for n in names), "the old run's verdict stays"
     scaled, _ = cc.scalers_of(reused, cc.consumer_deployment(reused))
     assert scaled[0]["spec"]["maxReplicaCount"] == 8, "the values of the last release were not reused"
     topic = cc.issuance_topics(reused)[0]

@@ -806,6 +806,41 @@ def test_loadtest_testrun(chart, report):
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
 
 
+def test_verdict_in_the_cluster(report):
+    """QA's verdict where kubectl shows it: the chart's verification Job (coupon-api image,
+    --coupon.job=verify) waited for the TestRun to finish, judged the invariants against MySQL,
+    Redis and Kafka, completed (a FAIL fails it) and wrote PASS/FAIL per invariant into the ConfigMap
+    <release>-verdict-<runId>."""
+    selector = "app.kubernetes.io/component=verify"
+    figures = report.figures["verdict"] = {}
+
+    def ended():
+        jobs = kubectl_json("-n", NS, "get", "jobs", "-l", selector)["items"]
+        done = [
+            c["type"]
+            for j in jobs
+            for c in (j.get("status") or {}).get("conditions", [])
+            if c["type"] in ("Complete", "Failed") and c["status"] == "True"
+        ]
+        return (jobs[0]["metadata"]["name"], done[0]) if len(jobs) == 1 and done else None
+
+    figures["job"], figures["job_status"] = wait_until("the verification Job ended", ended, SLOW, every=3)
+    (OUT / "verdict-job.log").write_text(kubectl("-n", NS, "logs", f"job/{figures['job']}", check=False).stdout)
+    cms = kubectl_json("-n", NS, "get", "configmaps", "-l", selector)["items"]
+    assert len(cms) == 1, [c["metadata"]["name"] for c in cms]
+    data = cms[0].get("data") or {}
+    figures.update(
+        configmap=cms[0]["metadata"]["name"],
+        result=data.get("result"),
+        testid=data.get("testid"),
+        invariants=data.get("invariants", "").splitlines(),
+    )
+    report.event(f"verdict {figures['result']} ({figures['configmap']}), Job {figures['job_status']}")
+    assert figures["testid"] == report.figures["testrun"].get("name"), figures
+    assert figures["result"] == "PASS" and figures["job_status"] == "Complete", "\n".join(figures["invariants"])
+    assert any(line.startswith("PASS every 202 persisted") for line in figures["invariants"]), figures["invariants"]
+
+
 def test_images_pulled(report):
     """Every image the event's pods ran (hooks, services, helm test, k6) was pulled from the node's
     registry by the kubelet, as on a cluster that pulls from ECR: nothing is imported into the node's

@@ -24,8 +24,8 @@ public class CouponApiApplication {
 			app.run(args);
 			return;
 		}
-		// Hook jobs (migrate, register) run without a web server and end with an exit
-		// code.
+		// Jobs (the migrate and register hooks, the verification after a load test)
+		// run without a web server and end with an exit code.
 		app.setWebApplicationType(WebApplicationType.NONE);
 		// The migrate job exists to run Flyway, whatever spring.flyway.enabled says for
 		// serving pods.

@@ -144,14 +144,32 @@ public class ReservationStore {
 	 * {@code next} fell behind (a row adopted past it, or a failover that lost writes),
 	 * and the issue script would mint a number already in use.
 	 */
-	@SuppressWarnings("unchecked")
 	public long lostSlots(long couponId) {
+		Slots slots = slots(couponId);
+		return slots.next() - slots.issued() - slots.free();
+	}
+
+	/**
+	 * The slot bookkeeping of a coupon, read atomically.
+	 *
+	 * @param issued entries of the issued hash (users and held placeholders)
+	 * @param free slot numbers on the free list
+	 * @param next slot numbers minted (the highest one)
+	 */
+	public record Slots(long issued, long free, long next) {
+	}
+
+	/**
+	 * The coupon's entries, free slots and minted slot numbers, in one script call.
+	 */
+	@SuppressWarnings("unchecked")
+	public Slots slots(long couponId) {
 		CouponKeys keys = keys(couponId);
 		List<Long> reply = redis.execute(SLOTS, List.of(keys.issued(), keys.free(), keys.next()));
 		if (reply == null || reply.size() < 3) {
-			return 0;
+			return new Slots(0, 0, 0);
 		}
-		return reply.get(2) - reply.get(0) - reply.get(1);
+		return new Slots(reply.get(0), reply.get(1), reply.get(2));
 	}
 
 	/**

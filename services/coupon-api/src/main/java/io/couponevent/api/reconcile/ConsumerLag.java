@@ -27,7 +27,7 @@ import org.springframework.stereotype.Component;
  * topic, even while new records keep the lag above 0.
  */
 @Component
-class ConsumerLag implements DisposableBean {
+public class ConsumerLag implements DisposableBean {
 
 	private static final long TIMEOUT_MS = 5000;
 
@@ -107,6 +107,20 @@ class ConsumerLag implements DisposableBean {
 		catch (Exception e) {
 			throw new IllegalStateException("cannot read the consumer offsets: " + e, e);
 		}
+	}
+
+	/**
+	 * The group's lag on the issuance topic: records appended and not yet committed, over
+	 * every partition.
+	 * @throws IllegalStateException when Kafka cannot answer
+	 */
+	public long total() {
+		Offsets offsets = offsets();
+		return offsets.ends()
+			.entrySet()
+			.stream()
+			.mapToLong((end) -> Math.max(0, end.getValue() - offsets.committed().getOrDefault(end.getKey(), 0L)))
+			.sum();
 	}
 
 	private Admin client() {
