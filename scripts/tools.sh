@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the pinned tools the project needs into .tools/ (git-ignored, cached between runs).
 # Idempotent: a tool whose pinned version is already present is skipped. Safe to run in parallel
-# (one flock per tool). Usage: scripts/tools.sh [all|go|node|node-go|apt|lint|crds|kafka|helm|helm-unittest|k6|etcd|kube-apiserver|kubectl|promtool|browser|k6-operator|metrics-server|kube-router]...
+# (one flock per tool). Usage: scripts/tools.sh [all|go|node|node-go|apt|lint|crds|kafka|helm|helm-unittest|k6|etcd|kube-apiserver|kubectl|promtool|browser|k6-operator|metrics-server|kube-router|skaffold]...
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SHARED="${SHARED_DIR:-$ROOT/../shared}"
@@ -23,6 +23,7 @@ K6_OPERATOR_VERSION=v1.6.0       # built from ../shared/src/k6-operator-<version
 METRICS_SERVER_VERSION=v0.8.0    # sigs.k8s.io/metrics-server from the Go module proxy
 KUBE_ROUTER_VERSION=v2.9.0       # built from ../shared/src/kube-router-<version>: its network policy firewall only
 PROMETHEUS_OPERATOR_VERSION=v0.93.0  # the CRDs of the kube-prometheus-stack pinned in operators/versions.env
+SKAFFOLD_VERSION=v2.24.0         # built from ../shared/src/skaffold-<version> (its module is not on the proxy): skaffold.yaml's dev loop
 # Debian bookworm packages (apt pins are "name=version")
 APT_PACKAGES=(
   "redis-server=5:7.0.15-1~deb12u10" "redis-tools=5:7.0.15-1~deb12u10"
@@ -243,6 +244,14 @@ tool_kube_router() {
   src_build kube-router "$KUBE_ROUTER_VERSION" "$SHARED/src/kube-router-$KUBE_ROUTER_VERSION" ./cmd/kube-router \
     "-X github.com/cloudnativelabs/kube-router/v2/pkg/version.Version=$KUBE_ROUTER_VERSION"
 }
+# Skaffold (tests/cluster/test_skaffold.py, skaffold.yaml), stamped like its Makefile stamps it.
+tool_skaffold() {
+  local src="$SHARED/src/skaffold-$SKAFFOLD_VERSION" p=github.com/GoogleContainerTools/skaffold/v2/pkg/skaffold/version
+  [ ! -f "$src/VERSION" ] || grep -qx "tag: $SKAFFOLD_VERSION" "$src/VERSION" \
+    || { log "$src/VERSION is not at $SKAFFOLD_VERSION"; return 1; }
+  src_build skaffold "$SKAFFOLD_VERSION" "$src" ./cmd/skaffold \
+    "-X $p.version=$SKAFFOLD_VERSION -X $p.gitCommit=$(sed -n 's/^commit: //p' "$src/VERSION" 2>/dev/null)"
+}
 tool_metrics_server() {
   local p=k8s.io/client-go/pkg/version   # what metrics-server's Makefile stamps
   have metrics-server "$METRICS_SERVER_VERSION" && return 0
@@ -331,6 +340,7 @@ run_one() {
     k6-operator) with_lock k6-operator tool_k6_operator ;;
     metrics-server) with_lock metrics-server tool_metrics_server ;;
     kube-router) with_lock kube-router tool_kube_router ;;
+    skaffold) with_lock skaffold tool_skaffold ;;
     node-apt) with_lock apt tool_node_apt ;;
     browser) with_lock apt tool_browser ;;
     lint) with_lock apt tool_lint ;;

@@ -34,5 +34,7 @@ rm -f "$CLUSTER_OUT"/report.json "$CLUSTER_OUT"/timeline.txt
 source "$ROOT/local/verifier/venv.sh"
 venv_python tests-cluster "$ROOT/tests/requirements.txt" "$HERE/requirements.txt" >/dev/null
 venv_python verifier "$ROOT/local/verifier/requirements.txt" >/dev/null
+# test_skaffold.py runs skaffold.yaml's dev loop against the node (its own report: build/skaffold).
+"$ROOT/scripts/tools.sh" skaffold
 # -s: the timeline's events are printed as they happen.
 "$ROOT/k8s/node/node.sh" exec "$ROOT/tests/pytest.sh" "$HERE" -s "$@"
