@@ -17,6 +17,7 @@ the project's own skaffold.yaml from the repository root with the `event` profil
 Figures go to build/skaffold/report.json (written after every step, so a failed run shows how far
 it got).
 """
+
 from __future__ import annotations
 
 import base64
@@ -36,7 +37,7 @@ import yaml
 from kube import ROOT, kubectl, kubectl_json, run
 
 sys.path.insert(0, str(ROOT / "local"))
-from verifier import tokens  # noqa: E402  the one Python JWT signer
+from verifier import tokens
 
 HERE = Path(__file__).resolve().parent
 VALUES = HERE / "values.yaml"
@@ -54,8 +55,15 @@ SLOW = int(os.environ.get("CLUSTER_STEP_TIMEOUT", "900"))
 RUN = str(int(time.time()))
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
-FIGURES: dict = {"run": None, "images_built": None, "built": None, "dev_rebuilt": None, "dev_rolled": None,
-                 "delete_leftovers": None, "seconds": {}}
+FIGURES: dict = {
+    "run": None,
+    "images_built": None,
+    "built": None,
+    "dev_rebuilt": None,
+    "dev_rolled": None,
+    "delete_leftovers": None,
+    "seconds": {},
+}
 
 
 def write_report() -> None:
@@ -72,18 +80,35 @@ def env() -> dict:
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "cache").unlink(missing_ok=True)
     config = OUT / "global-config.yaml"
-    config.write_text(yaml.safe_dump({"global": {"collect-metrics": False, "update-check": False,
-                                                 "survey": {"disable-prompt": True}}}))
+    config.write_text(
+        yaml.safe_dump(
+            {"global": {"collect-metrics": False, "update-check": False, "survey": {"disable-prompt": True}}}
+        )
+    )
     chart = run([str(ROOT / "tests/chart/offline-chart.sh"), str(OUT / "chart")]).stdout.strip()
     write_report()
-    return dict(os.environ, JAVA_HOME=os.environ.get("JAVA_HOME") or "/usr/lib/jvm/temurin-25-jdk-amd64",
-                EVENT_NAME=RELEASE, EVENT_VALUES=str(VALUES), EVENT_CHART=chart,
-                MAVEN_ARGS=f"-Djib.from.image=tar://{JAVA_BASE}", SKAFFOLD_CONFIG=str(config))
+    return dict(
+        os.environ,
+        JAVA_HOME=os.environ.get("JAVA_HOME") or "/usr/lib/jvm/temurin-25-jdk-amd64",
+        EVENT_NAME=RELEASE,
+        EVENT_VALUES=str(VALUES),
+        EVENT_CHART=chart,
+        MAVEN_ARGS=f"-Djib.from.image=tar://{JAVA_BASE}",
+        SKAFFOLD_CONFIG=str(config),
+    )
 
 
 def skaffold_args(command: str) -> list[str]:
-    args = [str(SKAFFOLD), command, "-p", "event", "--default-repo", REGISTRY, "--interactive=false",
-            "--update-check=false"]
+    args = [
+        str(SKAFFOLD),
+        command,
+        "-p",
+        "event",
+        "--default-repo",
+        REGISTRY,
+        "--interactive=false",
+        "--update-check=false",
+    ]
     if command in ("run", "dev"):  # the commands that build: the registry speaks plain HTTP, and the
         # services' tests ran in the build stage (skaffold runs them in each build unless told not to)
         args += ["--insecure-registry", REGISTRY, "--cache-file", str(OUT / "cache"), "--skip-tests"]
@@ -95,8 +120,15 @@ def skaffold(command: str, env: dict, *extra: str, timeout: int = SLOW, step: st
     build/skaffold/<step>.log and its duration in the report (step: default the command)."""
     step = step or command
     t0 = time.monotonic()
-    proc = subprocess.run([*skaffold_args(command), *extra], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                          stderr=subprocess.STDOUT, text=True, timeout=timeout)
+    proc = subprocess.run(
+        [*skaffold_args(command), *extra],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=timeout,
+    )
     FIGURES["seconds"][step] = round(time.monotonic() - t0, 1)
     out = ANSI.sub("", proc.stdout)
     (OUT / f"{step}.log").write_text(out)
@@ -127,7 +159,7 @@ def test_render_hands_the_chart_the_pushed_images(env):
     builds = OUT / "render-builds.json"
     builds.write_text(json.dumps({"builds": [{"imageName": s, "tag": t} for s, t in images.items()]}))
     out = skaffold("render", env, "--offline=true", "--digest-source=tag", f"--build-artifacts={builds}", timeout=300)
-    docs = [d for d in yaml.safe_load_all(out[out.find("apiVersion:"):]) if d]
+    docs = [d for d in yaml.safe_load_all(out[out.find("apiVersion:") :]) if d]
     used: dict[str, set] = {}
     for d in docs:
         spec = d.get("spec", {}).get("template", {}).get("spec", {})
@@ -142,9 +174,16 @@ def test_render_event_profile_defaults(env):
     EVENT_VALUES: the release coupon-event with examples/event.yaml's coupon."""
     builds = OUT / "render-builds.json"
     bare = {k: v for k, v in env.items() if k not in ("EVENT_NAME", "EVENT_VALUES")}
-    out = skaffold("render", bare, "--offline=true", "--digest-source=tag", f"--build-artifacts={builds}",
-                   timeout=300, step="render-defaults")
-    docs = [d for d in yaml.safe_load_all(out[out.find("apiVersion:"):]) if d]
+    out = skaffold(
+        "render",
+        bare,
+        "--offline=true",
+        "--digest-source=tag",
+        f"--build-artifacts={builds}",
+        timeout=300,
+        step="render-defaults",
+    )
+    docs = [d for d in yaml.safe_load_all(out[out.find("apiVersion:") :]) if d]
     names = {d["metadata"]["name"] for d in docs if d["kind"] == "Deployment"}
     assert names == {f"coupon-event-{s}" for s in SERVICES}, names
     event = yaml.safe_load((ROOT / "examples" / "event.yaml").read_text())["event"]["coupons"][0]
@@ -179,24 +218,44 @@ def issue_from_a_pod() -> int:
     """One issuance of coupon 1 through the API's Service, by curl in a pod of another namespace
     (the API's port is open to every namespace): the HTTP status it got."""
     api = f"{RELEASE}-coupon-api"
-    ref = next(e["valueFrom"]["secretKeyRef"] for e in deployment("coupon-api")["spec"]["template"]["spec"]
-               ["containers"][0]["env"] if "jwt" in e.get("valueFrom", {}).get("secretKeyRef", {}).get("name", ""))
+    ref = next(
+        e["valueFrom"]["secretKeyRef"]
+        for e in deployment("coupon-api")["spec"]["template"]["spec"]["containers"][0]["env"]
+        if "jwt" in e.get("valueFrom", {}).get("secretKeyRef", {}).get("name", "")
+    )
     secret = base64.b64decode(kubectl_json("-n", NS, "get", "secret", ref["name"])["data"][ref["key"]]).decode()
     token = tokens.token(f"skaffold-{RUN}", secret, ttl=600)
     probe_ns, pod = f"{NS}-probe", "issue"
     kubectl("create", "namespace", probe_ns, check=False)
     url = f"http://{api}.{NS}.svc:8080/api/v1/coupons/1/issuances"
     manifest = {
-        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": pod, "namespace": probe_ns},
-        "spec": {"restartPolicy": "Never", "automountServiceAccountToken": False,
-                 "securityContext": {"runAsNonRoot": True, "runAsUser": 10001,
-                                     "seccompProfile": {"type": "RuntimeDefault"}},
-                 "containers": [{"name": "curl", "image": f"{REGISTRY}/curlimages/curl:local",
-                                 "command": ["sh", "-c", 'curl -s -o /dev/null -w "%{http_code}" --retry 5 '
-                                             '--retry-all-errors --max-time 30 -X POST -H "Authorization: Bearer '
-                                             f'{token}" -H "Content-Type: application/json" -d "{{}}" {url}'],
-                                 "securityContext": {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True,
-                                                     "capabilities": {"drop": ["ALL"]}}}]}}
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": pod, "namespace": probe_ns},
+        "spec": {
+            "restartPolicy": "Never",
+            "automountServiceAccountToken": False,
+            "securityContext": {"runAsNonRoot": True, "runAsUser": 10001, "seccompProfile": {"type": "RuntimeDefault"}},
+            "containers": [
+                {
+                    "name": "curl",
+                    "image": f"{REGISTRY}/curlimages/curl:local",
+                    "command": [
+                        "sh",
+                        "-c",
+                        'curl -s -o /dev/null -w "%{http_code}" --retry 5 '
+                        '--retry-all-errors --max-time 30 -X POST -H "Authorization: Bearer '
+                        f'{token}" -H "Content-Type: application/json" -d "{{}}" {url}',
+                    ],
+                    "securityContext": {
+                        "allowPrivilegeEscalation": False,
+                        "readOnlyRootFilesystem": True,
+                        "capabilities": {"drop": ["ALL"]},
+                    },
+                }
+            ],
+        },
+    }
     try:
         kubectl("apply", "-f", "-", input=json.dumps(manifest))
         deadline = time.monotonic() + 300
@@ -212,12 +271,19 @@ class Dev:
     """`skaffold dev` in the background; its output read line by line."""
 
     def __init__(self, env: dict):
-        args = [*skaffold_args("dev"), "--cleanup=false", "--port-forward=off", "--tail=false",
-                "--trigger=polling", "--watch-poll-interval=1000"]
-        self.proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                     text=True, start_new_session=True)
+        args = [
+            *skaffold_args("dev"),
+            "--cleanup=false",
+            "--port-forward=off",
+            "--tail=false",
+            "--trigger=polling",
+            "--watch-poll-interval=1000",
+        ]
+        self.proc = subprocess.Popen(
+            args, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True
+        )
         self.lines: list[str] = []
-        self.log = open(OUT / "dev.log", "w")
+        self.log = open(OUT / "dev.log", "w")  # noqa: SIM115  closed in stop(), the reader thread writes to it
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self):
@@ -234,7 +300,7 @@ class Dev:
         while time.monotonic() < deadline:
             for i in range(start, len(self.lines)):
                 if self.lines[i].startswith("Watching for changes"):
-                    return "\n".join(self.lines[start:i + 1])
+                    return "\n".join(self.lines[start : i + 1])
             assert self.proc.poll() is None, "skaffold dev exited:\n" + "\n".join(self.lines[-60:])
             time.sleep(1)
         pytest.fail(f"skaffold dev: no iteration ended within {timeout:.0f} s:\n" + "\n".join(self.lines[-60:]))
@@ -281,14 +347,19 @@ def test_dev_rebuilds_and_rolls_only_the_changed_service(env):
 def test_delete_leaves_nothing(env):
     """`skaffold delete -p event` uninstalls the release: no object of it is left in its namespace."""
     skaffold("delete", env, timeout=SLOW)
-    kinds = ("all,configmaps,secrets,serviceaccounts,roles,rolebindings,networkpolicies,poddisruptionbudgets,"
-             "scaledobjects.keda.sh,horizontalpodautoscalers,testruns.k6.io,jobs")
+    kinds = (
+        "all,configmaps,secrets,serviceaccounts,roles,rolebindings,networkpolicies,poddisruptionbudgets,"
+        "scaledobjects.keda.sh,horizontalpodautoscalers,testruns.k6.io,jobs"
+    )
 
     def leftovers():
-        named = kubectl("-n", NS, "get", kinds, "-l", f"app.kubernetes.io/instance={RELEASE}", "-o", "name").stdout.split()
+        named = kubectl(
+            "-n", NS, "get", kinds, "-l", f"app.kubernetes.io/instance={RELEASE}", "-o", "name"
+        ).stdout.split()
         pods = kubectl("-n", NS, "get", "pods", "-o", "name").stdout.split()
         releases = kubectl("-n", NS, "get", "secrets", "-l", "owner=helm", "-o", "name").stdout.split()
         return sorted(set(named + pods + releases))
+
     deadline = time.monotonic() + 300
     while leftovers() and time.monotonic() < deadline:
         time.sleep(2)
