@@ -7,7 +7,7 @@ import http from 'k6/http';
 import exec from 'k6/execution';
 import { common, gracefulStop, int, seconds, str, userId } from './lib/config.js';
 import { userToken } from './lib/jwt.js';
-import { EXPECTED_STATUSES, awaitIssued, issue, metrics } from './lib/api.js';
+import { EXPECTED_STATUSES, awaitIssued, couponWindow, issue, metrics, useWindow } from './lib/api.js';
 import { TREND_STATS, baseThresholds, submetric, summaryHandler, trackSubmetric } from './lib/summary.js';
 
 const STAGES = str('STAGES', '50:30s,100:30s,200:30s,500:30s,1000:30s,2000:30s');
@@ -59,7 +59,12 @@ export const options = {
   summaryTrendStats: TREND_STATS,
 };
 
-export default function () {
+export function setup() {
+  return { window: couponWindow() };
+}
+
+export default function (data) {
+  useWindow(data.window);
   const phase = phaseByName[exec.scenario.name];
   const user = userId(phase.base + exec.scenario.iterationInTest);
   const token = userToken(user, common.jwtSecret, common.tokenTtl);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs one scenario with the project's pinned k6: loadtests/run.sh spike.js [k6 run options...]
-# Settings come from the environment (see README.md); SUMMARY_PATH receives the JSON summary.
+# Settings come from the environment (see README.md); SUMMARY_PATH receives the JSON summary;
+# K6_DASHBOARD=1 exports k6's web dashboard beside it.
 # With K6_PROMETHEUS_RW_SERVER_URL set, metrics also go to Prometheus remote write.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -33,4 +34,11 @@ if [ -n "${K6_PROMETHEUS_RW_SERVER_URL:-}" ]; then
   args+=(-o experimental-prometheus-rw)
 fi
 [ -n "${SUMMARY_PATH:-}" ] && mkdir -p "$(dirname "$SUMMARY_PATH")"
+# K6_DASHBOARD=1 (make demo, make bench): k6's own web dashboard, exported when the run ends as one
+# self-contained HTML file beside the summary (<summary>.dashboard.html; local/report/render.py embeds
+# it), with no HTTP port opened (-1: several runs side by side, nothing waits for a browser).
+if [ "${K6_DASHBOARD:-0}" = 1 ] && [ -n "${SUMMARY_PATH:-}" ]; then
+  export K6_WEB_DASHBOARD=true K6_WEB_DASHBOARD_PORT=-1 K6_WEB_DASHBOARD_PERIOD="${K6_WEB_DASHBOARD_PERIOD:-2s}"
+  export K6_WEB_DASHBOARD_EXPORT="${SUMMARY_PATH%.json}.dashboard.html"
+fi
 exec "$K6" "${args[@]}" "$@" "$script"

@@ -10,7 +10,7 @@ import { sleep } from 'k6';
 import { Counter } from 'k6/metrics';
 import { common, gracefulStop, int, num, seconds, str, userId } from './lib/config.js';
 import { userToken } from './lib/jwt.js';
-import { EXPECTED_STATUSES, awaitIssued, issue, metrics } from './lib/api.js';
+import { EXPECTED_STATUSES, awaitIssued, couponWindow, issue, metrics, useWindow } from './lib/api.js';
 import { TREND_STATS, baseThresholds, summaryHandler } from './lib/summary.js';
 
 const VUS = int('VUS', 10000);
@@ -48,7 +48,12 @@ function retries(index) {
   return ((index * 2654435761) % 4294967296) / 4294967296 < RETRY_FRACTION;
 }
 
-export default function () {
+export function setup() {
+  return { window: couponWindow() };
+}
+
+export default function (data) {
+  useWindow(data.window);
   const index = exec.scenario.iterationInTest;
   if (index >= USERS) return;
   // The first user of every VU arrives at a random moment of the ramp: VUS arrivals within RAMP.

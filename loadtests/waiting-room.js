@@ -14,7 +14,7 @@ import http from 'k6/http';
 import exec from 'k6/execution';
 import { common, int, seconds, str, userId } from './lib/config.js';
 import { sign, userToken } from './lib/jwt.js';
-import { EXPECTED_STATUSES } from './lib/api.js';
+import { EXPECTED_STATUSES, couponWindow, useWindow } from './lib/api.js';
 import { WR_URL, pause, visit } from './lib/waiting-room.js';
 import { TREND_STATS, baseThresholds, summaryHandler } from './lib/summary.js';
 
@@ -94,6 +94,7 @@ export function setup() {
   // The warm-up's zone queues every user until its next step (the same calls as the spike's, the
   // entry token checked by the API) and lets in twice its arrivals, so that nobody waits longer.
   if (WARMUP_USERS > 0) putZone(WARMUP_COUPON, { mode: 'on', budgetPerMinute: WARMUP_RATE * 120 });
+  return { window: couponWindow() };
 }
 
 // This VU's users of [0, count): every VUS-th from its iteration, user u (named name(u)) starting
@@ -115,7 +116,8 @@ async function carry(count, vus, arrivalMs, name, options) {
   await Promise.all(visits);
 }
 
-export async function visitSome() {
+export async function visitSome(data) {
+  useWindow(data && data.window);
   await carry(USERS, VUS, (u) => (Math.floor((u * SLICES) / USERS) + Math.random()) * SLICE_S * 1000, userId, {
     maxWaitMs: MAX_WAIT_S * 1000,
     shedRetries: SHED_RETRIES,

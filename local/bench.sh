@@ -21,9 +21,12 @@
 # LADDER_RESOLUTION (0.05) LADDER_MAX_STEPS (10) WARMUP_RATE (300) WARMUP_SECONDS (45) MAX_VUS (3000)
 # SPIKE_USERS (10000, 0 skips) SOLDOUT_USERS (20000, 0 skips) RAMP (2s) SHED_RETRIES (20) BUILD (0)
 # WAITING_ROOM (1; 0 skips its phase) WR_SPIKE_USERS (12000) WR_QUANTITY (10000) WR_RAMP (10s)
-# WR_BUDGET (6000) WR_SUB_WINDOW (2s) WR_MODE (on) WR_WARMUP (75s, as make demo's) WR_WARMUP_RATE (250) WR_CAPACITY_STEPS (10000,20000,30000)
+# WR_BUDGET (6000) WR_SUB_WINDOW (2s) WR_MODE (on) WR_WARMUP (75s) WR_WARMUP_RATE (250) WR_CAPACITY_STEPS (10000,20000,30000)
 # KEEP (0) KEEP_DATA (0: the stores are emptied first, as for make demo) PORT_OFFSET / RUN_DIR, API_JAVA_OPTS / CONSUMER_JAVA_OPTS / JAVA_OPTS (local/services.sh)
-# SERVICES_AOT (1: the services start from AOT caches, recorded by local/train.sh once per build).
+# HARNESS_PROFILE (product: the chart's configuration; local/profiles/ names where the harness
+# differs, and why: summary.json carries it as `profile`, with the settings in force).
+# The ladder's warm-up (WARMUP_RATE, WARMUP_SECONDS) and the room's warm-up and quiet wait
+# (local/room-spike.sh) are the benchmark's method: make demo has neither.
 # Exit code 1 only when a correctness figure fails; capacity and latency are reported, not judged.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -38,6 +41,9 @@ RAMP=${RAMP:-2s}
 # Patient clients: a 503 comes back after Retry-After, so the spike measures how long the system
 # takes to answer everyone, not how many users give up.
 export SHED_RETRIES=${SHED_RETRIES:-20}
+# k6's web dashboard beside each phase's summary, for the HTML report (the ladder's steps go without:
+# their k6 CPU is measured); 0: none.
+export K6_DASHBOARD=${K6_DASHBOARD:-1}
 BUILD=${BUILD:-0}
 KEEP=${KEEP:-0}
 OUT=${OUT_DIR:-$ROOT/build/bench}
@@ -48,8 +54,8 @@ unset LATENCY_JUDGED
 
 say() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
-# Tomcat accepts 8,192 connections by default; every VU of the spike keeps one open (keep-alive).
-export API_ARGS="${API_ARGS:---server.tomcat.max-connections=20000 --server.tomcat.accept-count=4096}"
+# What the chart ships, and where the harness differs (local/profiles/): stated in the summary.
+export HARNESS_PROFILE=${HARNESS_PROFILE:-product}
 
 cleanup() {
   local rc=$?
@@ -67,7 +73,7 @@ scripts/tools.sh apt k6
 [ "$BUILD" = 1 ] || ls services/coupon-api/target/*.jar services/coupon-consumer/target/*.jar >/dev/null 2>&1 || BUILD=1
 [ "$BUILD" = 1 ] && make --no-print-directory build
 mkdir -p "$OUT"
-rm -f "$OUT"/*.json "$OUT"/*.log "$OUT"/summary.md
+rm -f "$OUT"/*.json "$OUT"/*.log "$OUT"/summary.md "$OUT"/*.html
 # How fast this host is right now (figures of the same host move with it): before anything starts.
 local/verify.sh gauge > "$OUT/gauge.json"
 say "starting the stack"
@@ -76,12 +82,11 @@ local/infra.sh up
 [ "${KEEP_DATA:-0}" = 1 ] || local/infra.sh reset
 eval "$(local/infra.sh env)"
 export DB_URL DB_USER DB_PASSWORD KAFKA_BOOTSTRAP
-# as make demo: the services start from AOT caches of a run of this build, recorded first if missing
-export SERVICES_AOT=${SERVICES_AOT:-1}
-if [ "$SERVICES_AOT" = 1 ]; then
-  if [ "${WAITING_ROOM:-1}" = 1 ]; then local/train.sh api consumer waiting-room; else local/train.sh api consumer; fi
-fi
 local/services.sh up
+# the profile and the service settings in force: the summary states them, the ladder's ceilings use them
+python3 local/harness_profile.py json "$HARNESS_PROFILE" > "$OUT/profile.json"
+python3 local/bench/ceilings.py settings > "$OUT/settings.json"
+python3 local/harness_profile.py show "$HARNESS_PROFILE"
 
 say "capacity ladder: ${STEP_SECONDS:-25}s steps from ${LADDER_START:-300}/s (warm-up ${WARMUP_RATE:-300}/s first)"
 local/bench/ladder.sh --out "$OUT"
@@ -125,19 +130,16 @@ if [ "${WAITING_ROOM:-1}" = 1 ]; then
   wr_window=${WR_SUB_WINDOW:-2s}
   wr_quantity=${WR_QUANTITY:-10000}
   say "waiting room: starting it (budget ${WR_BUDGET:-6000}/min in $wr_window steps)"
-  # 12,000 requests in flight at once hold a Tomcat processor and buffers each: more than 1 GiB
-  export WAITING_ROOM_JAVA_OPTS="${WAITING_ROOM_JAVA_OPTS:--Xms2g -Xmx2g -XX:+UseParallelGC}"
   # purge-after above the capacity run's 30 s poll interval and its join time: nobody leaves there
   WAITING_ROOM_ARGS="--coupon.waiting-room.defaults.budget-per-minute=${WR_BUDGET:-6000} \
---coupon.waiting-room.defaults.sub-window=$wr_window --coupon.waiting-room.defaults.purge-after=10m \
---server.tomcat.max-connections=40000" local/services.sh up waiting-room
+--coupon.waiting-room.defaults.sub-window=$wr_window --coupon.waiting-room.defaults.purge-after=10m" \
+    local/services.sh up waiting-room
   wr_coupon=$((BASE + 2)) wr_warm=$((BASE + 3)) wr_capacity=$((BASE + 4))
   local/verify.sh register --coupon "$wr_coupon" --quantity "$wr_quantity" --wait-ready 0
   local/verify.sh register --coupon "$wr_warm" --quantity 100000 --wait-ready 0
-  # as make demo meets its spike (local/room-spike.sh): the zone switched on, a warm-up of queued
-  # visits first at 250 a second for 75 s (at 500 the room started for this phase was still
-  # compiling and the machine still saturated by the warm-up's last steps when the spike came: join
-  # p95 514 ms against 91 ms), then a quiet machine
+  # the benchmark's method (local/room-spike.sh): the zone switched on, a warm-up of queued visits
+  # first, slow enough that the room started for this phase is compiled and the machine idle again
+  # when the spike comes (local/decisions/0040), then a quiet machine
   say "waiting room: ${WR_SPIKE_USERS:-12000} users within ${WR_RAMP:-10s}, $wr_quantity coupons, zone ${WR_MODE:-on}"
   WR_URL="http://127.0.0.1:$((8070 + PORT_OFFSET))" COUPON_ID=$wr_coupon USERS=${WR_SPIKE_USERS:-12000} \
     RAMP=${WR_RAMP:-10s} WR_MODE=${WR_MODE:-on} WARMUP=${WR_WARMUP:-75s} WARMUP_RATE=${WR_WARMUP_RATE:-250} \
@@ -156,3 +158,4 @@ fi
 
 say "report: $OUT/summary.json, $OUT/summary.md"
 python3 local/bench/summary.py "$OUT"
+python3 local/report/render.py "$OUT" || true

@@ -48,6 +48,8 @@ cmd_timeouts() {
   echo "redis.cluster-node-timeout.ms=$node_ms"
   echo "kafka.broker.session.timeout.ms=$(sed -n 's/^broker.session.timeout.ms=//p' "$props" 2>/dev/null)"
   echo "kafka.broker.heartbeat.interval.ms=$(sed -n 's/^broker.heartbeat.interval.ms=//p' "$props" 2>/dev/null)"
+  echo "kafka.controller.quorum.election.timeout.ms=$(sed -n 's/^controller.quorum.election.timeout.ms=//p' "$props" 2>/dev/null)"
+  echo "kafka.controller.quorum.fetch.timeout.ms=$(sed -n 's/^controller.quorum.fetch.timeout.ms=//p' "$props" 2>/dev/null)"
 }
 
 cmd_up() {

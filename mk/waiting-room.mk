@@ -16,7 +16,7 @@ test-waiting-room: ## waiting room: build, start a harness (PORT_OFFSET 300), k6
 	rc=0; \
 	PORT_OFFSET=$(WR_TEST_PORT_OFFSET) RUN_DIR=$(WR_TEST_RUN_DIR) OUT_DIR=$(ROOT)/build/waiting-room \
 	  WAITING_ROOM=1 USERS=$(WR_TEST_USERS) QUANTITY=$(WR_TEST_QUANTITY) RAMP=5s WR_BUDGET=240 WR_SUB_WINDOW=2s \
-	  WR_MODE=auto WR_WARMUP=20s WR_WARMUP_RATE=200 \
+	  WR_MODE=auto \
 	  WR_ETA_P90_MAX=$(WR_TEST_ETA_P90_MAX) \
 	  API_JAVA_OPTS="$${API_JAVA_OPTS:--Xms1g -Xmx1g -XX:+UseParallelGC}" \
 	  KEEP=1 local/demo.sh || rc=$$?; \

@@ -41,7 +41,9 @@ coupon:
       - id: {{ .id | int64 }}
         name: {{ .name | quote }}
         quantity: {{ .quantity | int64 }}
-        opens-at: {{ .opensAt | quote }}
+        {{- with .opensAt }}
+        opens-at: {{ . | quote }}
+        {{- end }}
         closes-at: {{ .closesAt | quote }}
       {{- end }}
 {{- end -}}

@@ -11,7 +11,7 @@ import exec from 'k6/execution';
 import { setTimeout } from 'k6/timers';
 import { Counter, Trend } from 'k6/metrics';
 import { common, str } from './config.js';
-import { metrics as issuance, logOutcome } from './api.js';
+import { metrics as issuance, issueParams, logOutcome, refusedByWindow } from './api.js';
 
 export const WR_URL = str('WR_URL', 'http://127.0.0.1:8070').replace(/\/+$/, '');
 const ENTRY_HEADER = 'Coupon-Entry-Token';
@@ -108,16 +108,17 @@ function code(res) {
 }
 
 // POST …/issuances with the entry token; 503 is retried after Retry-After. Returns the outcome:
-// accepted | duplicate | sold_out | entry_refused | shed | unexpected. With LOG_OUTCOMES=1 each 202,
+// accepted | duplicate | sold_out | not_open (the coupon's window, lib/api.js) | entry_refused | shed |
+// unexpected. With LOG_OUTCOMES=1 each 202,
 // 503 and unanswered attempt prints its ISSUE_OUTCOME line, as the direct path does (lib/api.js).
 export async function issueWithEntry(user, token, entryToken, retries, { coupon = common.couponId, quiet = false } = {}) {
   const { wr: w, issuance: im } = meters(quiet);
   const url = `${common.baseUrl}/api/v1/coupons/${coupon}/issuances`;
-  const params = {
+  const params = issueParams({
     headers: { Authorization: `Bearer ${token}`, [ENTRY_HEADER]: entryToken, [IDEMPOTENT]: `issue:${coupon}:${user}` },
     tags: { name: 'issue' },
     timeout: common.requestTimeout,
-  };
+  });
   let outcome = 'shed';
   for (let attempt = 0; outcome === 'shed' && attempt <= retries; attempt++) {
     if (attempt > 0) await pause(1000);
@@ -137,6 +138,8 @@ export async function issueWithEntry(user, token, entryToken, retries, { coupon 
       outcome = 'sold_out';
     } else if (status === 403 && code(res) === 'ENTRY_REQUIRED') {
       outcome = 'entry_refused';
+    } else if (status === 403 && refusedByWindow(code(res))) {
+      outcome = 'not_open';
     } else if (status === 503) {
       outcome = 'shed';
     }
@@ -145,6 +148,7 @@ export async function issueWithEntry(user, token, entryToken, retries, { coupon 
       case 'accepted': im.accepted.add(1); break;
       case 'duplicate': im.duplicate.add(1); break;
       case 'sold_out': im.soldOut.add(1); break;
+      case 'not_open': im.notOpen.add(1); break;
       case 'shed': im.shed.add(1); break;
       case 'entry_refused': w.entryRefused.add(1); break;
       default: break;

@@ -5,6 +5,12 @@ between the last pass and the first fail is bisected to RESOLUTION. A step passe
 MIN_ACHIEVED of the offered requests were accepted, its p95 is at most P95_MS, and no answer was
 unexpected. capacity_rps is the highest rate that passed.
 
+Each step reports, beside its figures, the ceilings its settings impose by Little's law
+(local/bench/ceilings.py: the in-flight bound over the time an issuance holds its slot, Tomcat's
+threads and connections over the response time, the consumer's writers over its time per row), and
+a step that fails names what ended it: the CPU when the machine was busy, else the bound its rate
+reached. The ladder's result names the resource that ended the ladder (ended_by).
+
 Each step also measures CPU per request from /proc/<pid>/stat (utime + stime) of every harness
 process (RUN_DIR/pids), from the step's start until MariaDB holds a row per 202 (so the consumer's
 and the database's share of the step is inside the window), and k6's own CPU from its rusage.
@@ -21,9 +27,11 @@ import resource
 import subprocess
 import sys
 import time
+import urllib.request
 
+import ceilings
 from verifier.harness import Api, Database
-from verifier.machine import ticks
+from verifier.machine import machine_ticks, ticks
 from verifier.settings import Settings
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -69,6 +77,15 @@ def cpu_seconds(pids, before, after):
     return out
 
 
+def scrape(url):
+    """A management port's /actuator/prometheus text; "" when it does not answer."""
+    try:
+        with urllib.request.urlopen(f"{url}/actuator/prometheus", timeout=5) as r:
+            return r.read().decode()
+    except OSError:
+        return ""
+
+
 def per(cpu_s, count):
     return round(cpu_s * 1e6 / count, 1) if count else None
 
@@ -83,6 +100,11 @@ class Ladder:
         self.base = int(time.time() * 1000)
         self.steps = []
         os.makedirs(a.out, exist_ok=True)
+        # the settings in force (local/bench/ceilings.py settings, written by make bench)
+        self.limits = {}
+        if a.settings and os.path.exists(a.settings):
+            with open(a.settings) as f:
+                self.limits = json.load(f)
 
     def step(self, rate, seconds, label):
         a = self.a
@@ -94,9 +116,12 @@ class Ladder:
         summary = os.path.join(a.out, f"ladder-{index:02d}-{label}-{rate}-k6.json")
         env = {**os.environ, "COUPON_ID": str(coupon), "STAGES": f"{rate}:{seconds}s",
                "USER_PREFIX": f"l{index}-", "SUMMARY_PATH": summary, "SHED_RETRIES": "0",
-               "MAX_VUS": str(a.max_vus), "LOG_VUS": "5", "BASE_URL": self.settings.api_url}
+               "MAX_VUS": str(a.max_vus), "LOG_VUS": "5", "BASE_URL": self.settings.api_url,
+               "K6_DASHBOARD": "0"}  # its exporter's CPU would count as k6's in the step
         env.pop("LATENCY_JUDGED", None)
         pids = harness_pids(self.run_dir)
+        metrics_before = scrape(self.settings.management_url)
+        machine_before = machine_ticks()
         before, t0 = snapshot(pids), time.time()
         with open(os.path.join(a.out, f"ladder-{index:02d}-k6.log"), "w") as out:
             proc = subprocess.Popen([os.path.join(a.loadtests, "run.sh"), "arrival-rate.js", "--quiet"],
@@ -106,6 +131,8 @@ class Ladder:
             proc.returncode = os.waitstatus_to_exitcode(status)
         k6_s = usage.ru_utime + usage.ru_stime
         k6_end = time.time()
+        metrics_after = scrape(self.settings.management_url)
+        machine_after = machine_ticks()
         if not os.path.exists(summary):
             raise SystemExit(f"k6 exited {proc.returncode} without a summary: see {out.name}")
         with open(summary) as f:
@@ -124,6 +151,16 @@ class Ladder:
         achieved = accepted / seconds
         passed = (accepted >= a.min_achieved * rate * seconds and phase["p95_ms"] <= a.p95_ms
                   and k6["unexpected"] == 0)
+        # Little's law over k6's window: the time an issuance holds its slot, the time a request is
+        # answered in, and the machine's busy cores
+        service_s = ceilings.mean_seconds(metrics_before, metrics_after, "coupon_issuance_duration_seconds")
+        response_s = ceilings.mean_seconds(metrics_before, metrics_after, "http_server_requests_seconds",
+                                           'uri="/api/v1/coupons/{couponId}/issuances"')
+        busy, total = (machine_after[0] - machine_before[0]), (machine_after[1] - machine_before[1])
+        cores = os.cpu_count() or 1
+        busy_cores = round(busy / total * cores, 2) if total else None
+        step_ceilings = ceilings.ceilings(self.limits, service_s, response_s,
+                                          per(cpu.get("consumer", 0), rows))
         s = {
             "label": label, "rate": rate, "seconds": seconds, "coupon_id": coupon, "quantity": quantity,
             "requests": k6["requests"], "accepted": accepted, "achieved_rps": round(achieved, 1),
@@ -142,7 +179,12 @@ class Ladder:
             "k6_cpu_us_per_request": per(k6_s, k6["http_requests"]),
             "server_cpu_us_per_accepted": per(server_s, accepted),
             "loadavg": os.getloadavg()[0],
+            "service_ms": round(service_s * 1000, 2) if service_s else None,
+            "response_ms": round(response_s * 1000, 2) if response_s else None,
+            "machine_busy_cores": busy_cores, "ceilings_rps": step_ceilings,
         }
+        if not passed:
+            s["ended_by"] = ceilings.ended_by(rate, busy_cores, cores, step_ceilings)
         if a.verify:
             # The invariants of every step (no over-issue, duplicate or lost 202); latency is the ladder's.
             vout = os.path.join(a.out, f"ladder-{index:02d}-verify.json")
@@ -157,7 +199,9 @@ class Ladder:
         log(f"{label} {rate}/s: accepted {accepted} ({s['achieved_share']:.1%}), p95 {s['p95_ms']} ms, "
             f"{'PASS' if passed else 'over capacity'}; CPU µs/accepted api {s['api_cpu_us_per_accepted']} "
             f"server {s['server_cpu_us_per_accepted']}, k6 µs/request {s['k6_cpu_us_per_request']}, "
-            f"{s['cores_used']} cores, drain {drain_s}s")
+            f"{s['cores_used']} cores ({busy_cores} busy on the machine), drain {drain_s}s; ceilings/s "
+            + ", ".join(f"{k} {v:,.0f}" for k, v in step_ceilings.items() if v is not None)
+            + ("" if passed else f"; ended by {s['ended_by']}"))
         time.sleep(a.pause)
         return passed
 
@@ -197,7 +241,8 @@ class Ladder:
 
     def result(self, capacity):
         out = {"capacity_rps": capacity or 0, "p95_limit_ms": self.a.p95_ms, "min_achieved": self.a.min_achieved,
-               "step_seconds": self.a.step_seconds, "steps": self.steps}
+               "step_seconds": self.a.step_seconds, "settings": self.limits,
+               "ended_by": ceilings.ladder_end(self.steps, capacity), "steps": self.steps}
         at = [s for s in self.steps if s["rate"] == capacity and s["passed"] and s["label"] != "warmup"]
         if at:
             cap = at[-1]
@@ -226,7 +271,9 @@ def main(argv=None):
     p.add_argument("--no-verify", dest="verify", action="store_false", help="skip the invariant checks per step")
     p.add_argument("--loadtests", default=os.environ.get("LOADTESTS_DIR", os.path.join(ROOT, "loadtests")))
     p.add_argument("--out", default=os.path.join(ROOT, "build", "bench"))
+    p.add_argument("--settings", help="the settings in force (ceilings.py settings); default OUT/settings.json")
     a = p.parse_args(argv)
+    a.settings = a.settings or os.path.join(a.out, "settings.json")
     ladder = Ladder(a)
     if not ladder.api.wait_ready(120):
         raise SystemExit(f"coupon-api at {ladder.settings.api_url} is not ready")
@@ -235,7 +282,9 @@ def main(argv=None):
     with open(os.path.join(a.out, "ladder.json"), "w") as f:
         json.dump(res, f, indent=2)
     if not a.fixed:
-        log(f"capacity_rps {res['capacity_rps']} (>= {a.min_achieved:.0%} accepted, p95 <= {a.p95_ms:.0f} ms)")
+        end = res["ended_by"]
+        log(f"capacity_rps {res['capacity_rps']} (>= {a.min_achieved:.0%} accepted, p95 <= {a.p95_ms:.0f} ms)"
+            + (f"; ended at {end['rate']}/s by {end['resource']}" if end else "; no step failed"))
     return 0
 
 

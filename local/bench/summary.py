@@ -3,14 +3,20 @@ verifier's outputs of the spike, the sold-out storm and the waiting room's spike
 capacity run, and the host gauge.
 
   python3 local/bench/summary.py OUT_DIR      (reads OUT_DIR/ladder.json, spike.json, soldout.json,
-                                               wr-spike.json, wr-capacity-k6.json, gauge.json;
+                                               wr-spike.json, wr-capacity-k6.json, gauge.json,
+                                               profile.json;
                                                writes OUT_DIR/summary.json, summary.md)
 
 Figures are reported against the targets, never judged: the exit code is 1 only when a correctness
-figure fails (an over-issue, a duplicate, a lost 202, a failed invariant of any phase)."""
+figure fails (an over-issue, a duplicate, a lost 202, a failed invariant of any phase). The
+summary states the profile the run used (`profile`: its name and the settings in force) and what
+ended the capacity ladder (`ladder_ended_by`: the CPU or the bound whose ceiling the rate reached)."""
 import json
 import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import harness_profile  # noqa: E402
 
 # figure -> (target, "<=" or ">="): docs/performance.md
 TARGETS = {
@@ -69,9 +75,13 @@ def verified(phase):
     return {**phase["verification"], "invariants_passed": int(phase["verification"]["passed"])}
 
 
-def summarize(ladder, spike, soldout, gauge, wr_spike=None, wr_capacity=None):
+def summarize(ladder, spike, soldout, gauge, wr_spike=None, wr_capacity=None, profile=None):
     out = {"capacity_rps": ladder.get("capacity_rps", 0) if ladder else 0}
+    if profile:
+        out["profile"] = profile
     if ladder:
+        out["ladder_ended_by"] = ladder.get("ended_by")
+        out["ladder_settings"] = ladder.get("settings", {})
         for k in CPU + ["p50_ms", "p95_ms", "p99_ms", "achieved_rps", "cores_used"]:
             if k in ladder:
                 out[k if k in CPU else f"capacity_{k}"] = ladder[k]
@@ -116,8 +126,15 @@ def fmt(v, unit=""):
     return "–" if v is None else f"{v:,.0f}{unit}"
 
 
+def ceilings_text(step):
+    return ", ".join(f"{k} {v:,.0f}" for k, v in (step.get("ceilings_rps") or {}).items() if v is not None) or "-"
+
+
 def markdown(out, ladder):
-    md = ["| figure | target | measured |", "|---|---:|---:|"]
+    md = []
+    if out.get("profile"):
+        md += [harness_profile.describe(out["profile"]).rstrip(), ""]
+    md += ["| figure | target | measured |", "|---|---:|---:|"]
     for k, (target, way) in TARGETS.items():
         md.append(f"| `{k}` | {way} {target:,} | {fmt(out.get(k))} ({'met' if out[f'meets_{k}'] else 'not met'}) |")
     for k in CPU:
@@ -126,14 +143,19 @@ def markdown(out, ladder):
     md += ["", f"Capacity: {out['capacity_rps']:,}/s offered held with p95 {fmt(out.get('capacity_p95_ms'), ' ms')} "
            f"(p50 {fmt(out.get('capacity_p50_ms'), ' ms')}, p99 {fmt(out.get('capacity_p99_ms'), ' ms')}).", "",
            "| step | offered/s | accepted/s | p95 ms | p99 ms | held | API µs | consumer µs/row | Kafka µs | "
-           "Redis µs | MariaDB µs | server µs | k6 µs/req | cores |",
-           "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+           "Redis µs | MariaDB µs | server µs | k6 µs/req | cores | slot ms | ceilings/s (Little's law) | ended by |",
+           "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"]
     for s in (ladder or {}).get("steps", []):
         md.append(f"| {s['label']} | {s['rate']:,} | {s['achieved_rps']:,.0f} | {s['p95_ms']:,.0f} | {s['p99_ms']:,.0f} | "
                   f"{'yes' if s['passed'] else 'no'} | {fmt(s['api_cpu_us_per_accepted'])} | "
                   f"{fmt(s['consumer_cpu_us_per_row'])} | {fmt(s['kafka_cpu_us_per_accepted'])} | "
                   f"{fmt(s['redis_cpu_us_per_accepted'])} | {fmt(s['mariadb_cpu_us_per_accepted'])} | "
-                  f"{fmt(s['server_cpu_us_per_accepted'])} | {fmt(s['k6_cpu_us_per_request'])} | {s['cores_used']} |")
+                  f"{fmt(s['server_cpu_us_per_accepted'])} | {fmt(s['k6_cpu_us_per_request'])} | {s['cores_used']} | "
+                  f"{fmt(s.get('service_ms'))} | {ceilings_text(s)} | {s.get('ended_by', '')} |")
+    end = out.get("ladder_ended_by")
+    if ladder:
+        md += ["", f"The ladder ended at {end['rate']:,}/s, by {end['resource']}." if end
+               else "No step of the ladder failed: its end was not reached."]
     md.append("")
     if "spike_requests" in out:
         md.append(f"Spike: {out['spike_users']:,} users on {out['spike_vus']:,} VUs; every user had a final answer "
@@ -179,7 +201,7 @@ def main(argv):
     ladder = load(os.path.join(d, "ladder.json"))
     out = summarize(ladder, load(os.path.join(d, "spike.json")), load(os.path.join(d, "soldout.json")),
                     load(os.path.join(d, "gauge.json")), load(os.path.join(d, "wr-spike.json")),
-                    load(os.path.join(d, "wr-capacity-k6.json")))
+                    load(os.path.join(d, "wr-capacity-k6.json")), load(os.path.join(d, "profile.json")))
     with open(os.path.join(d, "summary.json"), "w") as f:
         json.dump(out, f, indent=2)
     text = markdown(out, ladder)

@@ -9,7 +9,7 @@ KAFKA_TOPIC=${COUPON_KAFKA_TOPIC:-coupon-issuance}
 KAFKA_DLT=${COUPON_KAFKA_DEAD_LETTER_TOPIC:-coupon-issuance-dlt}
 KAFKA_TOPIC_PARTITIONS=12
 KAFKA_DLT_PARTITIONS=3
-KAFKA_HEAP_OPTS=${KAFKA_HEAP_OPTS:--Xms512m -Xmx512m}
+# KAFKA_HEAP_OPTS and KAFKA_GC_OPTS: the profile's (local/profiles/, local/lib/common.sh).
 # Patient defaults: three JVMs starting on a busy 2-core machine take minutes.
 KAFKA_START_TIMEOUT=${KAFKA_START_TIMEOUT:-420}
 # Full replication after a restart can take minutes on a starved 2-core VM.
@@ -18,9 +18,6 @@ KAFKA_HEALTHY_TIMEOUT=${KAFKA_HEALTHY_TIMEOUT:-600}
 # less CPU per issuance than C1 only (local/decisions/0027). KAFKA_JIT_OPTS=-XX:TieredStopAtLevel=1
 # brings C1 only back.
 KAFKA_JIT_OPTS=${KAFKA_JIT_OPTS:-}
-# Serial GC and no perf-data sampling: no concurrent GC or sampler threads waking up on an idle
-# broker; a 512 MB heap collects in milliseconds.
-KAFKA_GC_OPTS=${KAFKA_GC_OPTS:--XX:+UseSerialGC -XX:-UsePerfData}
 
 kafka_voters() {
   local IFS=,; local a=(); for n in "${KAFKA_NODES[@]}"; do a+=("$n@$HARNESS_HOST:$(kafka_controller_port "$n")"); done; echo "${a[*]}"
@@ -71,16 +68,13 @@ broker.heartbeat.interval.ms=$KAFKA_BROKER_HEARTBEAT_INTERVAL_MS
 # quick rebalances, so fault tests finish quickly
 group.initial.rebalance.delay.ms=0
 controlled.shutdown.enable=true
-# A starting broker that has not registered with the quorum within this bound shuts itself down
-# (60 s by default). On a starved 2-core VM (30 % steal seen) registration RPCs time out for minutes
-# while all three nodes start at once; node 1 exited this way in a KafkaOutageTest restart.
-initial.broker.registration.timeout.ms=300000
-# KRaft defaults (1 s election, 2 s request/fetch timeouts) assume an idle data centre; on a busy
-# 2-core box vote responses arrive late and leadership flaps for minutes. Patient values elect once.
-controller.quorum.election.timeout.ms=5000
-controller.quorum.election.backoff.max.ms=2000
-controller.quorum.fetch.timeout.ms=10000
-controller.quorum.request.timeout.ms=10000
+# The quorum's waits and the broker's registration bound: the profile's (local/profiles/), each
+# with its reason.
+initial.broker.registration.timeout.ms=$KAFKA_INITIAL_BROKER_REGISTRATION_TIMEOUT_MS
+controller.quorum.election.timeout.ms=$KAFKA_CONTROLLER_QUORUM_ELECTION_TIMEOUT_MS
+controller.quorum.election.backoff.max.ms=$KAFKA_CONTROLLER_QUORUM_ELECTION_BACKOFF_MAX_MS
+controller.quorum.fetch.timeout.ms=$KAFKA_CONTROLLER_QUORUM_FETCH_TIMEOUT_MS
+controller.quorum.request.timeout.ms=$KAFKA_CONTROLLER_QUORUM_REQUEST_TIMEOUT_MS
 # A 2-core box, not a data centre. On a shared, virtualised 2-core machine an idle broker's cost is
 # its wake-ups (thread pools polling, long-poll fetches, timers), not its work, so fewer threads
 # and less frequent idle polling; measured in docs/performance.md ("idle Kafka").

@@ -23,6 +23,8 @@ import re
 import sys
 import time
 
+import harness_profile
+
 from . import machine, report, tokens, waiting_room
 from .harness import Api, Database, log, settled_lag
 from .invariants import Observed, evaluate, parse_outcomes, verification
@@ -71,6 +73,7 @@ def parser():
     v.add_argument("--eta-reported", action="store_true",
                    help="report the ETA error against its target instead of judging it (make bench)")
     v.add_argument("--spike-cpu", help="cpu watch output over the spike's arrivals: reported with the summary")
+    v.add_argument("--profile", help="the harness profile in force (local/harness_profile.py json): in the summary")
     v.add_argument("--out")
     c = sub.add_parser("cpu")
     c.add_argument("action", choices=["snapshot", "diff", "watch"])
@@ -153,9 +156,12 @@ def verify(a, settings):
     if a.spike_cpu and os.path.exists(a.spike_cpu):
         res["spike_cpu"] = load(a.spike_cpu)
         sys.stdout.write(spike_cpu_summary(res["spike_cpu"]))
+    profile = load(a.profile) if a.profile else None
+    if profile is not None:
+        sys.stdout.write(harness_profile.describe(profile))
     sys.stdout.flush()
     if a.out:
-        write_json(a.out, {"k6": k6, "verification": res}, indent=2)
+        write_json(a.out, {"k6": k6, "verification": res, **({"profile": profile} if profile else {})}, indent=2)
     return 0 if res["passed"] else 1
 
 

@@ -62,6 +62,9 @@ counted() {
 # The examples' golden renders (tests/chart/golden/, refreshed by make chart-golden).
 counted python3 "$HERE/golden.py" check "$CHART"
 
+# The services' defaults (application.yaml) are the chart's defaults: what the default render sets.
+[ -f "$OUT/defaults.yaml" ] && counted python3 "$HERE/defaults_contract.py" "$OUT/defaults.yaml"
+
 # Every values key described in the schema, and docs/values.md generated from it.
 counted python3 "$HERE/values_doc.py" check
 
@@ -141,6 +144,15 @@ must_fail "a quantity above the services' bound" "maximum|10000000|10,000,000" \
 must_fail "a coupon closing before it opens" "closesAt must be after opensAt" \
   --set 'event.coupons[0].id=1' --set 'event.coupons[0].name=backwards' --set 'event.coupons[0].quantity=10' \
   --set 'event.coupons[0].opensAt=2026-12-01T10:00:00Z' --set 'event.coupons[0].closesAt=2026-11-30T00:00:00Z'
+must_fail "a closing duration of zero" "is no time at all" \
+  --set 'event.coupons[0].id=1' --set 'event.coupons[0].name=zero' --set 'event.coupons[0].quantity=10' \
+  --set 'event.coupons[0].closesAt=PT0S'
+must_fail "a closing that is neither an instant nor an ISO-8601 duration" "closesAt" \
+  --set 'event.coupons[0].id=1' --set 'event.coupons[0].name=vague' --set 'event.coupons[0].quantity=10' \
+  --set 'event.coupons[0].closesAt=2h'
+must_fail "a coupon closing the moment it opens" "closesAt must be after opensAt" \
+  --set 'event.coupons[0].id=1' --set 'event.coupons[0].name=backwards' --set 'event.coupons[0].quantity=10' \
+  --set 'event.coupons[0].opensAt=2026-12-01T10:00:00Z' --set 'event.coupons[0].closesAt=2026-12-01T10:00:00Z'
 must_fail "a load test script that is not shipped" "not one of loadtests" \
   --set loadtest.enabled=true --set loadtest.script=nope.js
 must_fail "min.insync.replicas equal to the replication factor" "minInsyncReplicas" --set kafka.topic.minInsyncReplicas=3

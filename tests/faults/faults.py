@@ -30,6 +30,7 @@ sys.path.insert(0, os.path.join(ROOT, "local"))
 os.environ.setdefault("PORT_OFFSET", "2000")
 os.environ.setdefault("RUN_DIR", os.path.join(ROOT, ".run", "infra-faults"))
 
+import harness_profile  # noqa: E402  local/profiles/
 from verifier import tokens  # noqa: E402  the project's one JWT signer
 from verifier.harness import http  # noqa: E402
 from verifier.settings import Settings  # noqa: E402
@@ -142,13 +143,18 @@ def heal():
 
 
 def timeouts_in_force():
-    """The failure-detection timeouts the running harness uses (local/infra.sh timeouts, set by
-    HARNESS_PROFILE in local/lib/common.sh): {name: milliseconds or None}."""
+    """The failure-detection timeouts the running harness uses (local/infra.sh timeouts, set by the
+    profile HARNESS_PROFILE, local/profiles/): {name: milliseconds or None}, the profile's name, and
+    its harness accommodations in force (settings the chart does not ship, or the environment's)."""
     out = {}
     for line in infra("timeouts", check=False).splitlines():
         name, _, value = line.partition("=")
         out[name] = int(value) if value.strip().isdigit() else None
-    out["profile"] = os.environ.get("HARNESS_PROFILE", "slow-host")
+    name = os.environ.get("HARNESS_PROFILE", "product")
+    profile = harness_profile.in_force(name, harness_profile.read(name), os.environ)
+    out["profile"] = name
+    out["harness_accommodations"] = {s["name"]: s["value"] for s in profile["settings"]
+                                     if s["kind"] == "harness" or s["overridden"]}
     return out
 
 
@@ -457,8 +463,9 @@ def consumers_scaled(run):
 # overload ----------------------------------------------------------------------------------------
 
 # The API is bounded for this scenario: restarted with coupon.issuance.max-in-flight OVERLOAD_BOUND and
-# the product's admission-wait (OVERLOAD_ADMISSION_WAIT): the harness's own 10 s lets a spike queue
-# instead of being shed, so under it no request would be turned away within k6's timeout.
+# the product's admission-wait (OVERLOAD_ADMISSION_WAIT), whatever the profile: the slow-host
+# profile's 10 s lets a spike queue instead of being shed, so under it no request would be turned
+# away within k6's timeout.
 # Unbounded, it takes all that k6 can offer from the same two cores (about 700 new users a second):
 # the path is cheaper than the load generator, so the admission bound was never reached. Bounded to
 # 8 requests of 30-50 ms each, it takes 150-270/s (host-dependent), and 600/s is at least twice that. What is

@@ -79,6 +79,26 @@ run spike spike.js "$SPIKE_QUANTITY" VUS=$((50 * SCALE)) USERS=$((60 * SCALE)) R
 run arrival-rate arrival-rate.js 10000 STAGES=$((5 * SCALE)):10s,$((10 * SCALE)):10s MAX_VUS=$((50 * SCALE))
 run soak soak.js 50 RATE=$((5 * SCALE)) DURATION=20s ISSUE_SHARE=0.5 STATUS_SHARE=0.25
 
+echo "--- a coupon that closes during the run: its 403 CLOSED is the window's answer, not a fault"
+closing_coupon=$((base + 7))
+if local/verify.sh register --coupon "$closing_coupon" --quantity 1000 --duration 6 --wait-ready 0 >/dev/null \
+    && COUPON_ID="$closing_coupon" VUS=30 USERS=30 RAMP=14s POLL_INTERVAL=0 RETRY_FRACTION=0 USER_PREFIX=closing- \
+         SUMMARY_PATH="$OUT/closing-k6.json" loadtests/run.sh spike.js > "$OUT/closing.txt" 2>&1 \
+    && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["not_open"] > 0 and d["unexpected"] == 0 else 1)' "$OUT/closing-k6.json"; then
+  pass "403 CLOSED after closesAt counts as not open, not unexpected"
+else
+  fail "403 CLOSED after closesAt failed the run or counted as unexpected"; tail -20 "$OUT/closing.txt"
+fi
+echo "--- a run against a coupon already closed stops in setup() and says why"
+if local/verify.sh register --coupon "$closing_coupon" --quantity 1000 --opens-in -20 --duration 1 --wait-ready 0 >/dev/null \
+    && ! COUPON_ID="$closing_coupon" VUS=5 USERS=5 RAMP=1s POLL_INTERVAL=0 RETRY_FRACTION=0 USER_PREFIX=closed- \
+         loadtests/run.sh spike.js > "$OUT/closed.txt" 2>&1 \
+    && grep -q "coupon $closing_coupon closed at" "$OUT/closed.txt"; then
+  pass "a closed coupon stops the run in setup() with the reason"
+else
+  fail "a run against a closed coupon did not stop with the reason"; tail -20 "$OUT/closed.txt"
+fi
+
 echo "--- a latency target that is only reported never reads as a failure (make demo, make bench)"
 reported_coupon=$((base + 8))
 if local/verify.sh register --coupon "$reported_coupon" --quantity 100 --wait-ready 0 >/dev/null \

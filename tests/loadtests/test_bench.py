@@ -142,3 +142,20 @@ def test_jfr_samples_are_charged_to_the_topmost_frame_outside_the_jdk():
     assert buckets["Tomcat"] == 1 and buckets["our code (io.couponevent)"] == 1
     assert buckets["other Spring"] == 1 and buckets["JDK"] == 1
     assert charged["org.springframework.security.web.FilterChainProxy.doFilter"] == 1
+
+
+def test_the_summary_states_the_profile_and_what_ended_the_ladder():
+    profile = {"name": "product", "file": "local/profiles/product.env", "chart_configuration": True,
+               "harness_accommodations": 1, "overridden": [],
+               "settings": [{"name": "API_JAVA_OPTS", "value": "-Xmx3g", "kind": "harness", "reason": "r",
+                             "overridden": False}]}
+    steps = [step(rate=1000, ceilings_rps={"in_flight": 8000.0, "tomcat_threads": None}, service_ms=32.0),
+             step(rate=1500, passed=False, ended_by="cpu", ceilings_rps={"in_flight": 4000.0})]
+    lad = {"capacity_rps": 1000, "steps": steps, "ended_by": {"rate": 1500, "resource": "cpu"},
+           "settings": {"max_in_flight": 256}}
+    out = summary.summarize(lad, None, None, None, profile=profile)
+    assert out["profile"]["name"] == "product" and out["ladder_ended_by"]["resource"] == "cpu"
+    assert out["ladder_settings"] == {"max_in_flight": 256}
+    md = summary.markdown(out, lad)
+    assert "profile product (local/profiles/product.env): the chart's configuration" in md
+    assert "in_flight 8,000" in md and "The ladder ended at 1,500/s, by cpu." in md

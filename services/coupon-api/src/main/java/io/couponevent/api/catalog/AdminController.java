@@ -8,6 +8,7 @@ import io.couponevent.api.coupon.Coupon;
 import io.couponevent.api.coupon.CouponId;
 import io.couponevent.api.coupon.CouponNotFoundException;
 import io.couponevent.api.coupon.CouponRepository;
+import io.couponevent.api.window.DeclaredWindow;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.AssertTrue;
 import jakarta.validation.constraints.Max;
@@ -41,27 +42,27 @@ class AdminController {
 		this.repository = repository;
 	}
 
+	/**
+	 * {@code opensAt} absent: the coupon opens at its registration; {@code closesAt}: an
+	 * instant or an ISO-8601 duration from the opening ({@link DeclaredWindow}). The
+	 * ends' range (the database's) is checked once the window is resolved.
+	 */
 	public record CouponRequest(@NotBlank @Size(max = 200) String name,
-			@NotNull @Min(0) @Max(CatalogProperties.MAX_QUANTITY) Integer quantity, @NotNull Instant opensAt,
-			@NotNull Instant closesAt) {
+			@NotNull @Min(0) @Max(CatalogProperties.MAX_QUANTITY) Integer quantity, Instant opensAt,
+			@NotNull String closesAt) {
 
-		/** {@code DATETIME}'s range in MySQL and MariaDB. */
-		private static final Instant EARLIEST = Instant.parse("1000-01-01T00:00:00Z");
-
-		private static final Instant LATEST = Instant.parse("9999-12-31T23:59:59Z");
+		@AssertTrue(message = "closesAt must be an instant or a positive ISO-8601 duration such as PT2H")
+		public boolean isClosingReadable() {
+			return window().isClosingReadable();
+		}
 
 		@AssertTrue(message = "closesAt must be after opensAt")
 		public boolean isWindowValid() {
-			return opensAt == null || closesAt == null || closesAt.isAfter(opensAt);
+			return window().isOrdered();
 		}
 
-		@AssertTrue(message = "opensAt and closesAt must lie between 1000-01-01 and 9999-12-31")
-		public boolean isWithinDateTimeRange() {
-			return within(opensAt) && within(closesAt);
-		}
-
-		private static boolean within(Instant instant) {
-			return instant == null || (!instant.isBefore(EARLIEST) && !instant.isAfter(LATEST));
+		DeclaredWindow window() {
+			return new DeclaredWindow(opensAt, closesAt);
 		}
 	}
 
@@ -69,8 +70,7 @@ class AdminController {
 	public ResponseEntity<CouponView> put(@PathVariable("couponId") String couponId,
 			@Valid @RequestBody CouponRequest request) {
 		long id = CouponId.parse(couponId);
-		CouponRepository.Upserted saved = registry.upsert(id, request.name(), request.quantity(), request.opensAt(),
-				request.closesAt());
+		CouponRepository.Upserted saved = registry.upsert(id, request.name(), request.quantity(), request.window());
 		return ResponseEntity.status(saved.created() ? HttpStatus.CREATED : HttpStatus.OK)
 			.body(CouponView.of(saved.coupon(), registry.remaining(saved.coupon())));
 	}

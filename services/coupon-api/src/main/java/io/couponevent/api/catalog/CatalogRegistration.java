@@ -27,9 +27,10 @@ public class CatalogRegistration {
 
 	public int registerAll() {
 		for (CouponSpec spec : catalog.coupons()) {
-			var saved = registry.upsert(spec.id(), spec.name(), spec.quantity(), spec.opensAt(), spec.closesAt());
+			var saved = registry.upsert(spec.id(), spec.name(), spec.quantity(), spec.window());
 			log.info("coupon {} '{}' {} (quantity {}, {} .. {})", spec.id(), spec.name(),
-					saved.created() ? "created" : "updated", spec.quantity(), spec.opensAt(), spec.closesAt());
+					saved.created() ? "created" : "updated", spec.quantity(), saved.coupon().opensAt(),
+					saved.coupon().closesAt());
 		}
 		return catalog.coupons().size();
 	}

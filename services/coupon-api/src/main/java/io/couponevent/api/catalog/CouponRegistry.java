@@ -1,6 +1,5 @@
 package io.couponevent.api.catalog;
 
-import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -14,6 +13,7 @@ import io.couponevent.api.issuance.RebuildRequests;
 import io.couponevent.api.issuance.Reservation;
 import io.couponevent.api.issuance.ReservationStore;
 import io.couponevent.api.issuance.ReservationStore.MetaResult;
+import io.couponevent.api.window.DeclaredWindow;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,9 +60,9 @@ class CouponRegistry {
 	 * @throws QuantityBelowIssuedException when the quantity would drop below a slot
 	 * already handed out; nothing is changed then
 	 */
-	CouponRepository.Upserted upsert(long id, String name, int quantity, Instant opensAt, Instant closesAt) {
+	CouponRepository.Upserted upsert(long id, String name, int quantity, DeclaredWindow window) {
 		MetaResult[] lowering = new MetaResult[1];
-		CouponRepository.Upserted saved = repository.upsert(id, name, quantity, opensAt, closesAt, (lowered) -> {
+		CouponRepository.Upserted saved = repository.upsert(id, name, quantity, window, (lowered) -> {
 			lowering[0] = store.upsertMeta(lowered, false);
 			if (lowering[0] == MetaResult.QUANTITY_BELOW_ISSUED) {
 				throw belowIssued(id, quantity);

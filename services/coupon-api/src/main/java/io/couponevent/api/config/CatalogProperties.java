@@ -3,6 +3,7 @@ package io.couponevent.api.config;
 import java.time.Instant;
 import java.util.List;
 
+import io.couponevent.api.window.DeclaredWindow;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.AssertTrue;
 import jakarta.validation.constraints.Max;
@@ -32,12 +33,26 @@ public record CatalogProperties(@DefaultValue List<@Valid CouponSpec> coupons,
 	 */
 	public static final int MAX_QUANTITY = 10_000_000;
 
+	/**
+	 * One coupon. {@code opens-at} absent: it opens when first registered, and keeps that
+	 * opening at every later registration; {@code closes-at}: an instant or an ISO-8601
+	 * duration from the opening ({@link DeclaredWindow}).
+	 */
 	public record CouponSpec(@NotNull @Positive Long id, @NotBlank @Size(max = 200) String name,
-			@NotNull @Min(0) @Max(MAX_QUANTITY) Integer quantity, @NotNull Instant opensAt, @NotNull Instant closesAt) {
+			@NotNull @Min(0) @Max(MAX_QUANTITY) Integer quantity, Instant opensAt, @NotBlank String closesAt) {
+
+		@AssertTrue(message = "closes-at must be an instant or a positive ISO-8601 duration such as PT2H")
+		public boolean isClosingReadable() {
+			return window().isClosingReadable();
+		}
 
 		@AssertTrue(message = "closes-at must be after opens-at")
 		public boolean isWindowValid() {
-			return opensAt == null || closesAt == null || closesAt.isAfter(opensAt);
+			return window().isOrdered();
+		}
+
+		public DeclaredWindow window() {
+			return new DeclaredWindow(opensAt, closesAt);
 		}
 	}
 }

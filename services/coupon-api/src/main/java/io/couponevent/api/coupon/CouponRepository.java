@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 
+import io.couponevent.api.window.DeclaredWindow;
 import io.couponevent.common.jdbc.SqlDateTime;
 
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -50,7 +51,8 @@ public class CouponRepository {
 
 	/**
 	 * Inserts or updates a coupon and its slot rows {@code 1..quantity} in one
-	 * transaction.
+	 * transaction. The window is resolved with the row locked: a coupon declared without
+	 * an opening keeps the one it has ({@link DeclaredWindow#resolve}).
 	 * @param beforeLowering called when the quantity goes down, with the changed coupon,
 	 * inside the transaction and with its row locked, before the slot rows above the new
 	 * quantity are deleted: whatever it throws rolls the change back (coupon-api lowers
@@ -58,9 +60,11 @@ public class CouponRepository {
 	 * @return the stored coupon and whether it is new or lowered
 	 * @throws QuantityBelowIssuedException when a slot above the new quantity is already
 	 * issued
+	 * @throws io.couponevent.api.window.InvalidWindowException when the resolved window
+	 * closes before it opens
 	 */
 	@Transactional
-	public Upserted upsert(long id, String name, int quantity, Instant opensAt, Instant closesAt,
+	public Upserted upsert(long id, String name, int quantity, DeclaredWindow declared,
 			Consumer<Coupon> beforeLowering) {
 		Optional<Coupon> existing = jdbc.query(
 				"SELECT id, name, quantity, opens_at, closes_at, paused, version FROM coupons WHERE id = ? FOR UPDATE",
@@ -68,10 +72,11 @@ public class CouponRepository {
 			.stream()
 			.findFirst();
 		boolean lowered = existing.isPresent() && quantity < existing.get().quantity();
+		DeclaredWindow.Window window = declared.resolve(existing.map(Coupon::opensAt), Instant.now());
 		if (existing.isEmpty()) {
 			jdbc.update(
 					"INSERT INTO coupons (id, name, quantity, opens_at, closes_at, paused, version) VALUES (?, ?, ?, ?, ?, FALSE, 1)",
-					id, name, quantity, SqlDateTime.of(opensAt), SqlDateTime.of(closesAt));
+					id, name, quantity, SqlDateTime.of(window.opensAt()), SqlDateTime.of(window.closesAt()));
 		}
 		else {
 			Integer highestIssued = jdbc.queryForObject("SELECT MAX(slot) FROM issued_coupons WHERE coupon_id = ?",
@@ -82,7 +87,7 @@ public class CouponRepository {
 			jdbc.update(
 					"UPDATE coupons SET name = ?, quantity = ?, opens_at = ?, closes_at = ?, version = version + 1, "
 							+ "updated_at = CURRENT_TIMESTAMP(3) WHERE id = ?",
-					name, quantity, SqlDateTime.of(opensAt), SqlDateTime.of(closesAt), id);
+					name, quantity, SqlDateTime.of(window.opensAt()), SqlDateTime.of(window.closesAt()), id);
 			if (lowered) {
 				beforeLowering.accept(find(id).orElseThrow());
 			}

@@ -6,6 +6,7 @@ import io.couponevent.api.coupon.InvalidCouponIdException;
 import io.couponevent.api.coupon.QuantityBelowIssuedException;
 import io.couponevent.api.issuance.IssuanceRefusedException;
 import io.couponevent.api.issuance.IssuanceUnavailableException;
+import io.couponevent.api.window.InvalidWindowException;
 import io.couponevent.common.web.Problems;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,17 +42,18 @@ class ApiExceptionHandler extends ResponseEntityExceptionHandler {
 
 	/** Whether {@link #domain} has an answer for {@code e}. */
 	static boolean handles(RuntimeException e) {
-		return e instanceof InvalidCouponIdException || e instanceof CouponNotFoundException
-				|| e instanceof QuantityBelowIssuedException || e instanceof IssuanceRefusedException
-				|| e instanceof IssuanceUnavailableException;
+		return e instanceof InvalidCouponIdException || e instanceof InvalidWindowException
+				|| e instanceof CouponNotFoundException || e instanceof QuantityBelowIssuedException
+				|| e instanceof IssuanceRefusedException || e instanceof IssuanceUnavailableException;
 	}
 
 	/** The features' exceptions: the one table of their status and {@code code}. */
-	@ExceptionHandler({ InvalidCouponIdException.class, CouponNotFoundException.class,
+	@ExceptionHandler({ InvalidCouponIdException.class, InvalidWindowException.class, CouponNotFoundException.class,
 			QuantityBelowIssuedException.class, IssuanceRefusedException.class, IssuanceUnavailableException.class })
 	ResponseEntity<ProblemDetail> domain(RuntimeException e) {
 		return switch (e) {
 			case InvalidCouponIdException invalid -> problem(HttpStatus.BAD_REQUEST, "INVALID_REQUEST", e.getMessage());
+			case InvalidWindowException invalid -> problem(HttpStatus.BAD_REQUEST, "INVALID_REQUEST", e.getMessage());
 			case CouponNotFoundException notFound -> problem(HttpStatus.NOT_FOUND, "COUPON_NOT_FOUND", e.getMessage());
 			case QuantityBelowIssuedException below ->
 				problem(HttpStatus.CONFLICT, "QUANTITY_BELOW_ISSUED", e.getMessage());

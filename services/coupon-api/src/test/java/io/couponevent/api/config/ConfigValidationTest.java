@@ -96,4 +96,28 @@ class ConfigValidationTest {
 				.hasMessageContaining("closes-at must be after opens-at"));
 	}
 
+	/**
+	 * Issue #38 item 6: a catalog coupon without {@code opens-at} opens at its
+	 * registration, and {@code closes-at} may be an ISO-8601 duration from the opening; a
+	 * closing that reads as neither stops the start.
+	 */
+	@Test
+	void catalogCouponOpeningAtRegistrationWithADuration() {
+		runner
+			.withPropertyValues("coupon.security.jwt.jwk-set-uri=http://127.0.0.1:1/jwks",
+					"coupon.catalog.coupons[0].id=7", "coupon.catalog.coupons[0].name=x",
+					"coupon.catalog.coupons[0].quantity=10", "coupon.catalog.coupons[0].closes-at=PT2H")
+			.run(ctx -> assertThat(ctx).hasNotFailed());
+		for (String closing : new String[] { "2h", "PT0S", "-PT1H", "P1M" }) {
+			runner
+				.withPropertyValues("coupon.security.jwt.jwk-set-uri=http://127.0.0.1:1/jwks",
+						"coupon.catalog.coupons[0].id=7", "coupon.catalog.coupons[0].name=x",
+						"coupon.catalog.coupons[0].quantity=10", "coupon.catalog.coupons[0].closes-at=" + closing)
+				.run(ctx -> assertThat(ctx).getFailure()
+					.as(closing)
+					.rootCause()
+					.hasMessageContaining("closes-at must be an instant or a positive ISO-8601 duration"));
+		}
+	}
+
 }
