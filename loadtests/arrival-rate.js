@@ -24,15 +24,18 @@ const phases = [];
 {
   let start = 0;
   let base = 0;
-  STAGES.split(',').map((s) => s.trim()).filter(Boolean).forEach((stage, i) => {
-    const [rate, duration] = stage.split(':');
-    const r = parseInt(rate, 10);
-    const d = seconds(duration);
-    if (!(r > 0) || !(d > 0)) throw new Error(`bad stage "${stage}" in STAGES (want rate:duration)`);
-    phases.push({ name: `p${i + 1}_${r}rps`, rate: r, duration: d, start, base });
-    start += d;
-    base += Math.ceil(r * (d + 1));
-  });
+  STAGES.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .forEach((stage, i) => {
+      const [rate, duration] = stage.split(':');
+      const r = parseInt(rate, 10);
+      const d = seconds(duration);
+      if (!(r > 0) || !(d > 0)) throw new Error(`bad stage "${stage}" in STAGES (want rate:duration)`);
+      phases.push({ name: `p${i + 1}_${r}rps`, rate: r, duration: d, start, base });
+      start += d;
+      base += Math.ceil(r * (d + 1));
+    });
 }
 const phaseByName = Object.fromEntries(phases.map((p) => [p.name, p]));
 
@@ -41,20 +44,27 @@ http.setResponseCallback(http.expectedStatuses(...EXPECTED_STATUSES));
 const thresholds = baseThresholds({ poll: POLL });
 for (const p of phases) {
   const tag = `scenario:${p.name}`;
-  ['issuance_duration', 'issuance_requests', 'issuance_accepted', 'dropped_iterations'].forEach((m) => trackSubmetric(thresholds, m, tag));
+  ['issuance_duration', 'issuance_requests', 'issuance_accepted', 'dropped_iterations'].forEach((m) =>
+    trackSubmetric(thresholds, m, tag),
+  );
 }
 
 export const options = {
-  scenarios: Object.fromEntries(phases.map((p) => [p.name, {
-    executor: 'constant-arrival-rate',
-    rate: p.rate,
-    timeUnit: '1s',
-    duration: `${p.duration}s`,
-    startTime: `${p.start}s`,
-    preAllocatedVUs: Math.min(MAX_VUS, Math.max(10, Math.ceil(p.rate / 2))),
-    maxVUs: MAX_VUS,
-    gracefulStop: gracefulStop(SHED_RETRIES + 1),
-  }])),
+  scenarios: Object.fromEntries(
+    phases.map((p) => [
+      p.name,
+      {
+        executor: 'constant-arrival-rate',
+        rate: p.rate,
+        timeUnit: '1s',
+        duration: `${p.duration}s`,
+        startTime: `${p.start}s`,
+        preAllocatedVUs: Math.min(MAX_VUS, Math.max(10, Math.ceil(p.rate / 2))),
+        maxVUs: MAX_VUS,
+        gracefulStop: gracefulStop(SHED_RETRIES + 1),
+      },
+    ]),
+  ),
   thresholds,
   summaryTrendStats: TREND_STATS,
 };

@@ -30,10 +30,12 @@ export const options = {
   },
   thresholds: {
     ...baseThresholds(),
-    ...(common.latencyJudged ? {
-      'http_req_duration{name:status}': [`p(95)<${common.p95}`, `p(99)<${common.p99}`],
-      'http_req_duration{name:info}': [`p(95)<${common.p95}`, `p(99)<${common.p99}`],
-    } : {}),
+    ...(common.latencyJudged
+      ? {
+          'http_req_duration{name:status}': [`p(95)<${common.p95}`, `p(99)<${common.p99}`],
+          'http_req_duration{name:info}': [`p(95)<${common.p95}`, `p(99)<${common.p99}`],
+        }
+      : {}),
   },
   summaryTrendStats: TREND_STATS,
 };

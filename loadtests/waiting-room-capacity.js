@@ -13,7 +13,9 @@ import { sign, userToken } from './lib/jwt.js';
 import { WR_URL, join, poll } from './lib/waiting-room.js';
 import { TREND_STATS, submetric, summaryHandler, trackSubmetric } from './lib/summary.js';
 
-const STEPS = str('STEPS', '5000,10000,20000,30000').split(',').map((s) => parseInt(s, 10));
+const STEPS = str('STEPS', '5000,10000,20000,30000')
+  .split(',')
+  .map((s) => parseInt(s, 10));
 const JOIN_RATE = int('JOIN_RATE', 400);
 const HOLD_S = seconds(str('HOLD', '40s'));
 const POLL_EVERY_S = num('POLL_EVERY', 30);
@@ -27,16 +29,28 @@ for (const count of STEPS) {
   const joins = count - from;
   const joinS = Math.ceil(joins / JOIN_RATE);
   scenarios[`join-${count}`] = {
-    executor: 'shared-iterations', vus: Math.min(50, joins), iterations: joins, startTime: `${start}s`,
-    maxDuration: `${joinS * 2 + 10}s`, env: { FROM: `${from}` }, tags: { step: `${count}`, phase: 'join' },
+    executor: 'shared-iterations',
+    vus: Math.min(50, joins),
+    iterations: joins,
+    startTime: `${start}s`,
+    maxDuration: `${joinS * 2 + 10}s`,
+    env: { FROM: `${from}` },
+    tags: { step: `${count}`, phase: 'join' },
     exec: 'joinOne',
   };
   start += joinS * 2 + 10; // twice the joins' time: the hold starts only after them
   const rate = Math.max(1, Math.round(count / POLL_EVERY_S));
   scenarios[`hold-${count}`] = {
-    executor: 'constant-arrival-rate', rate, timeUnit: '1s', duration: `${HOLD_S}s`, startTime: `${start}s`,
-    preAllocatedVUs: Math.min(200, Math.ceil(rate / 10)), maxVUs: 400, env: { COUNT: `${count}` },
-    tags: { step: `${count}`, phase: 'hold' }, exec: 'pollOne',
+    executor: 'constant-arrival-rate',
+    rate,
+    timeUnit: '1s',
+    duration: `${HOLD_S}s`,
+    startTime: `${start}s`,
+    preAllocatedVUs: Math.min(200, Math.ceil(rate / 10)),
+    maxVUs: 400,
+    env: { COUNT: `${count}` },
+    tags: { step: `${count}`, phase: 'hold' },
+    exec: 'pollOne',
   };
   trackSubmetric(thresholds, 'wr_poll_duration', `step:${count}`);
   trackSubmetric(thresholds, 'wr_join_duration', `step:${count}`);
@@ -48,9 +62,11 @@ export const options = { scenarios, thresholds, summaryTrendStats: TREND_STATS, 
 
 export function setup() {
   const admin = sign({ sub: 'k6-admin', roles: ['admin'], exp: Math.floor(Date.now() / 1000) + 600 }, common.jwtSecret);
-  const res = http.put(`${WR_URL}/api/v1/admin/waiting-room/zones/coupon-${common.couponId}`,
+  const res = http.put(
+    `${WR_URL}/api/v1/admin/waiting-room/zones/coupon-${common.couponId}`,
     JSON.stringify({ mode: 'on', budgetPerMinute: 1, paused: false }),
-    { headers: { Authorization: `Bearer ${admin}`, 'Content-Type': 'application/json' } });
+    { headers: { Authorization: `Bearer ${admin}`, 'Content-Type': 'application/json' } },
+  );
   if (res.status !== 200) throw new Error(`setting the zone failed: ${res.status} ${res.body}`);
 }
 
@@ -69,8 +85,13 @@ export const handleSummary = summaryHandler('waiting-room-capacity', (data) => {
   const steps = STEPS.map((count) => {
     const p = submetric(data, 'wr_poll_duration', `step:${count}`);
     const j = submetric(data, 'wr_join_duration', `step:${count}`);
-    return { waiting: count, polls: p.count || 0, poll_p95_ms: p['p(95)'] || 0, poll_p99_ms: p['p(99)'] || 0,
-      join_p95_ms: j['p(95)'] || 0 };
+    return {
+      waiting: count,
+      polls: p.count || 0,
+      poll_p95_ms: p['p(95)'] || 0,
+      poll_p99_ms: p['p(99)'] || 0,
+      join_p95_ms: j['p(95)'] || 0,
+    };
   });
   const held = steps.filter((s) => s.polls > 0 && s.poll_p95_ms <= POLL_P95_MS);
   return {

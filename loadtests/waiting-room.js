@@ -57,10 +57,14 @@ if (USERS > 0) {
 }
 if (WARMUP_USERS > 0) {
   scenarios['warm-up'] = {
-    executor: 'per-vu-iterations', vus: WARMUP_VUS, iterations: 1, exec: 'warmUp',
+    executor: 'per-vu-iterations',
+    vus: WARMUP_VUS,
+    iterations: 1,
+    exec: 'warmUp',
     // overlapping the spike's window, so that k6 gives the spike VUs of its own: a keep-alive
     // connection the server closed while idle would end a reused VU's first POST in an EOF
-    maxDuration: `${WARMUP_S + 10}s`, gracefulStop: '5s',
+    maxDuration: `${WARMUP_S + 10}s`,
+    gracefulStop: '5s',
   };
 }
 
@@ -82,8 +86,9 @@ export const options = {
 
 function putZone(coupon, zone) {
   const admin = sign({ sub: 'k6-admin', roles: ['admin'], exp: Math.floor(Date.now() / 1000) + 600 }, common.jwtSecret);
-  const res = http.put(`${WR_URL}/api/v1/admin/waiting-room/zones/coupon-${coupon}`, JSON.stringify(zone),
-    { headers: { Authorization: `Bearer ${admin}`, 'Content-Type': 'application/json' } });
+  const res = http.put(`${WR_URL}/api/v1/admin/waiting-room/zones/coupon-${coupon}`, JSON.stringify(zone), {
+    headers: { Authorization: `Bearer ${admin}`, 'Content-Type': 'application/json' },
+  });
   if (res.status !== 200) throw new Error(`setting zone coupon-${coupon} failed: ${res.status} ${res.body}`);
 }
 
@@ -127,12 +132,18 @@ export async function visitSome(data) {
 // The warm-up: WARMUP_RATE fresh users a second, each a whole visit on the other coupon, whose zone
 // queues them to its next step as the spike's does, outside every metric the run is judged by.
 export async function warmUp() {
-  await carry(WARMUP_USERS, WARMUP_VUS, (u) => ((u + Math.random()) * 1000) / WARMUP_RATE, (u) => `warm-up-${u}`, {
-    maxWaitMs: 30000,
-    shedRetries: SHED_RETRIES,
-    coupon: WARMUP_COUPON,
-    quiet: true,
-  });
+  await carry(
+    WARMUP_USERS,
+    WARMUP_VUS,
+    (u) => ((u + Math.random()) * 1000) / WARMUP_RATE,
+    (u) => `warm-up-${u}`,
+    {
+      maxWaitMs: 30000,
+      shedRetries: SHED_RETRIES,
+      coupon: WARMUP_COUPON,
+      quiet: true,
+    },
+  );
 }
 
 function stat(data, name, key) {

@@ -9,7 +9,9 @@ production, and the API needs no CORS. Local use only (tests/browser, or to try 
 Standard library only; one thread per connection, the request and the answer passed through whole
 (a page's calls are small).
 """
+
 import argparse
+import contextlib
 import http.client
 import http.server
 import os
@@ -69,10 +71,8 @@ def main(argv=None):
     server = http.server.ThreadingHTTPServer(("127.0.0.1", a.port), handler(addr(a.room), addr(a.api)))
     server.daemon_threads = True
     print(f"front on http://127.0.0.1:{a.port}/ -> room {a.room}, API {a.api}", file=sys.stderr, flush=True)
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         server.serve_forever()
-    except KeyboardInterrupt:
-        pass
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ profile's lines first; a later line of the same name replaces an earlier one.
                                        and the fault suite's report, carry as `profile`
   python3 local/harness_profile.py show NAME   the same as text, one setting a line
 Pure functions below; the environment is an argument."""
+
 import json
 import os
 import shlex
@@ -71,13 +72,23 @@ def in_force(name, settings, environ):
     for s in settings:
         value = environ.get(s["name"])
         overridden = value is not None and value != s["value"]
-        out.append({**s, "value": value if value is not None else s["value"], "overridden": overridden,
-                    **({"profile_value": s["value"]} if overridden else {})})
-    return {"name": name, "file": f"local/profiles/{name}.env",
-            # the services run as the chart ships them: the product profile, nothing overridden
-            "chart_configuration": name == "product" and not any(s["overridden"] for s in out),
-            "harness_accommodations": sum(1 for s in out if s["kind"] == "harness"),
-            "overridden": [s["name"] for s in out if s["overridden"]], "settings": out}
+        out.append(
+            {
+                **s,
+                "value": value if value is not None else s["value"],
+                "overridden": overridden,
+                **({"profile_value": s["value"]} if overridden else {}),
+            }
+        )
+    return {
+        "name": name,
+        "file": f"local/profiles/{name}.env",
+        # the services run as the chart ships them: the product profile, nothing overridden
+        "chart_configuration": name == "product" and not any(s["overridden"] for s in out),
+        "harness_accommodations": sum(1 for s in out if s["kind"] == "harness"),
+        "overridden": [s["name"] for s in out if s["overridden"]],
+        "settings": out,
+    }
 
 
 def exports(settings, environ):
@@ -89,9 +100,11 @@ def describe(profile):
     """The profile in force as text: its name, then one setting a line."""
     chart = len(profile["settings"]) - profile["harness_accommodations"]
     what = "the chart's configuration; " if profile["chart_configuration"] else ""
-    lines = [f"  profile {profile['name']} ({profile['file']}): {what}{chart} settings as the chart ships them, "
-             f"{profile['harness_accommodations']} harness accommodations"
-             + (f", overridden here: {', '.join(profile['overridden'])}" if profile["overridden"] else "")]
+    lines = [
+        f"  profile {profile['name']} ({profile['file']}): {what}{chart} settings as the chart ships them, "
+        f"{profile['harness_accommodations']} harness accommodations"
+        + (f", overridden here: {', '.join(profile['overridden'])}" if profile["overridden"] else "")
+    ]
     for s in profile["settings"]:
         mark = " (overridden)" if s["overridden"] else ""
         lines.append(f"    {s['kind']:7s} {s['name']}={s['value']}{mark}")

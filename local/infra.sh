@@ -8,6 +8,7 @@
 #   redis-wait-failover PORT [TIMEOUT_S] | redis-start PORT | mariadb-stop | mariadb-kill | mariadb-start |
 #   mariadb-read-only on|off
 set -euo pipefail
+# shellcheck disable=SC2034  # read by log() in lib/common.sh
 LOG_TAG=infra
 # shellcheck source=lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"

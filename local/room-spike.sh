@@ -22,11 +22,11 @@ if [ -n "${WARMUP_COUPON_ID:-}" ] && [ "$warmup" != 0 ] && [ "$warmup" != 0s ]; 
   # setup() also sets the spike's zone (WR_MODE, WR_BUDGET), so that the spike's run sends nothing
   # else first: an admin call just before the spike sent the room's compiled request path (filters,
   # valves, JSON) back to the interpreter as the first joins came.
-  if ! USERS=0 SUMMARY_PATH= loadtests/run.sh waiting-room.js --quiet >/dev/null; then
+  if ! USERS=0 SUMMARY_PATH='' loadtests/run.sh waiting-room.js --quiet >/dev/null; then
     echo "the warm-up's k6 run failed (run it alone with USERS=0 to see why)" >&2
     exit 1
   fi
-  export WR_MODE= WR_BUDGET=
+  export WR_MODE='' WR_BUDGET=''
   local/verify.sh quiet --max-cores "${QUIET_CORES:-0.5}" --hold "${QUIET_HOLD:-3}" --timeout "${QUIET_TIMEOUT:-60}"
 fi
 
@@ -36,6 +36,6 @@ if [ -n "${SPIKE_CPU:-}" ]; then
   sampler=$!
 fi
 rc=0
-WARMUP=0 WARMUP_COUPON_ID= loadtests/run.sh waiting-room.js "$@" || rc=$?
+WARMUP=0 WARMUP_COUPON_ID='' loadtests/run.sh waiting-room.js "$@" || rc=$?
 [ -z "$sampler" ] || wait "$sampler" || true
 exit "$rc"

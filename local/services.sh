@@ -13,6 +13,7 @@
 # SERVICES_START_TIMEOUT (s, default 900: a starved 2-core VM took minutes); SERVICES_STOP_TIMEOUT (s, default 40);
 # SERVICES_EXTRACT (1: run the extracted layout, 0: the fat jar).
 set -euo pipefail
+# shellcheck disable=SC2034  # read by log() in lib/common.sh
 LOG_TAG=services
 # shellcheck source=lib/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"

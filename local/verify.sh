@@ -6,4 +6,4 @@ set -euo pipefail
 LOCAL_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$LOCAL_DIR/verifier/venv.sh"
 python=$(venv_python verifier "$LOCAL_DIR/verifier/requirements.txt")
-PYTHONPATH="$LOCAL_DIR${PYTHONPATH:+:$PYTHONPATH}" exec "$python" -m verifier "$@"
+exec "$python" -m verifier "$@"

@@ -9,6 +9,7 @@ chart-apiserver: ## install/upgrade/uninstall the chart on a real etcd + kube-ap
 	tests/apiserver/run.sh
 
 platform-schemas: ## validate skaffold, eksctl, operator and Bitnami values against upstream schemas (pytest)
+	scripts/tools.sh crds
 	tests/pytest.sh tests/platform
 
 apiserver-up: ## start the test control plane (etcd + kube-apiserver) on loopback; prints KUBECONFIG

@@ -9,8 +9,9 @@ build: ## compile and package the three services (no tests); prints the jars
 	$(MVNW) -q -DskipTests package
 	@ls -l $(ROOT)/services/coupon-*/target/coupon-*.jar
 
+# REQUIRE_HARNESS=1: a @RequiresHarness test fails, rather than skips, when the harness does not answer.
 test-services: ## start the local harness (idempotent) and run every services test against it
 	PORT_OFFSET=$(SERVICES_PORT_OFFSET) RUN_DIR=$(SERVICES_RUN_DIR) $(ROOT)/local/infra.sh up
 	eval "$$(PORT_OFFSET=$(SERVICES_PORT_OFFSET) RUN_DIR=$(SERVICES_RUN_DIR) $(ROOT)/local/infra.sh env)" && \
-	  export PORT_OFFSET=$(SERVICES_PORT_OFFSET) RUN_DIR=$(SERVICES_RUN_DIR) && \
+	  export PORT_OFFSET=$(SERVICES_PORT_OFFSET) RUN_DIR=$(SERVICES_RUN_DIR) REQUIRE_HARNESS=1 && \
 	  $(MVNW) -fae verify

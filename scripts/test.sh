@@ -3,8 +3,8 @@
 # process the stages start is stopped on the way out. Select stages with STAGES="a b".
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$ROOT"
-STAGES=${STAGES:-"tools build test-chart test-services test-observability test-loadtests test-waiting-room test-faults-short test-cluster"}
+cd "$ROOT" || exit 1
+STAGES=${STAGES:-"tools build lint test-chart test-services test-observability test-loadtests test-waiting-room test-faults-short test-cluster"}
 mkdir -p build
 cleanup() {
   stop_background

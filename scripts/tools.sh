@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the pinned tools the project needs into .tools/ (git-ignored, cached between runs).
 # Idempotent: a tool whose pinned version is already present is skipped. Safe to run in parallel
-# (one flock per tool). Usage: scripts/tools.sh [all|go|node|node-go|apt|kafka|helm|helm-unittest|k6|etcd|kube-apiserver|kubectl|promtool|browser|k6-operator|metrics-server|kube-router]...
+# (one flock per tool). Usage: scripts/tools.sh [all|go|node|node-go|apt|lint|crds|kafka|helm|helm-unittest|k6|etcd|kube-apiserver|kubectl|promtool|browser|k6-operator|metrics-server|kube-router]...
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SHARED="${SHARED_DIR:-$ROOT/../shared}"
@@ -23,6 +23,7 @@ K6_OPERATOR_VERSION=v1.6.0       # built from ../shared/src/k6-operator-<version
 METRICS_SERVER_VERSION=v0.8.0    # sigs.k8s.io/metrics-server from the Go module proxy
 TRAEFIK_VERSION=v3.6.12         # github.com/traefik/traefik/v3 from the Go module proxy (the rig's ingress controller)
 KUBE_ROUTER_VERSION=v2.9.0       # built from ../shared/src/kube-router-<version>: its network policy firewall only
+PROMETHEUS_OPERATOR_VERSION=v0.93.0  # the CRDs of the kube-prometheus-stack pinned in operators/versions.env
 # Debian bookworm packages (apt pins are "name=version")
 APT_PACKAGES=(
   "redis-server=5:7.0.15-1~deb12u10" "redis-tools=5:7.0.15-1~deb12u10"
@@ -42,6 +43,11 @@ NODE_APT_PACKAGES=(
   # kube-router's firewall keeps the NetworkPolicies' peers in ipsets
   "ipset=7.17-1"
 )
+
+# The linters `make lint` runs: ShellCheck from Debian (the version scripts/lint.sh checks), the
+# Python ones from PyPI (scripts/lint/requirements.txt), the npm ones from their lockfile
+# (scripts/lint/package-lock.json).
+LINT_APT_PACKAGES=("shellcheck=0.9.0-1")
 
 log() { printf '[tools] %s\n' "$*" >&2; }
 
@@ -154,6 +160,45 @@ module_replaces() {
   awk '/^replace \($/ {r=1; print; next} r && /^\)/ {print; r=0; next} r && !/^[[:space:]]*\/\// {print}
        /^replace [^(]/ {print} /^exclude / {print}' "$gomod"
 }
+# module_dir MODULE@VERSION: the module's folder in the module cache (downloaded, checksum-verified).
+module_dir() {
+  (cd "$TOOLS/src" && GOFLAGS=-mod=mod go mod download -json "$1" \
+    | python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])')
+}
+
+# The operators' CRDs the chart's tests install and validate against, one folder per operator in
+# .tools/crds: KEDA's and prometheus-operator's from their Go modules at the pinned versions (each
+# module zip carries its generated CRDs), Strimzi's and the k6-operator's, which no registry here
+# carries, copied from ../shared/crds. Tests read CRDS_DIR (default .tools/crds).
+tool_crds() {
+  local dir="$TOOLS/crds" d
+  local stamp="keda $KEDA_VERSION, prometheus-operator $PROMETHEUS_OPERATOR_VERSION, strimzi and k6-operator from $SHARED"
+  [ -d "$dir" ] && [ "$(cat "$dir/.stamp" 2>/dev/null)" = "$stamp" ] && return 0
+  for d in strimzi k6-operator; do
+    [ -d "$SHARED/crds/$d" ] || {
+      log "the $d CRDs come from $SHARED/crds/$d, which is missing: put shared/ beside the checkout, or set SHARED_DIR"
+      return 1
+    }
+  done
+  rm -rf "$dir.tmp"; mkdir -p "$dir.tmp"
+  crds_from_module keda "github.com/kedacore/keda/v2@$KEDA_VERSION" config/crd/bases
+  crds_from_module prometheus-operator "github.com/prometheus-operator/prometheus-operator@$PROMETHEUS_OPERATOR_VERSION" \
+    example/prometheus-operator-crd
+  for d in strimzi k6-operator; do cp -r "$SHARED/crds/$d" "$dir.tmp/$d"; done
+  chmod -R u+w "$dir.tmp"
+  echo "$stamp" > "$dir.tmp/.stamp"
+  rm -rf "$dir"; mv "$dir.tmp" "$dir"
+  log "CRDs in $dir: $stamp"
+}
+# crds_from_module NAME MODULE@VERSION PATH: the module's PATH/*.yaml and LICENSE into .tools/crds.tmp/NAME
+crds_from_module() {
+  local name=$1 module=$2 path=$3 src
+  src=$(module_dir "$module") || { log "go mod download $module failed"; return 1; }
+  mkdir -p "$TOOLS/crds.tmp/$name"
+  cp "$src/$path"/*.yaml "$src/LICENSE" "$TOOLS/crds.tmp/$name/"
+  printf 'module: %s\npath: %s\n' "$module" "$path" > "$TOOLS/crds.tmp/$name/VERSION"
+}
+
 # KEDA's operator and metrics API server, stamped like its own Makefile stamps them.
 keda_build() {
   local name=$1 pkg=$2 ldflags="-X github.com/kedacore/keda/v2/version.Version=${KEDA_VERSION#v} -X github.com/kedacore/keda/v2/version.GitCommit=${KEDA_VERSION}"
@@ -167,7 +212,8 @@ tool_keda() {
   keda_build keda-adapter github.com/kedacore/keda/v2/cmd/adapter
 }
 tool_coredns() {
-  local key="$COREDNS_VERSION-$(sha256sum "$ROOT/k8s/node/coredns/main.go" | cut -c1-12)"
+  local key
+  key="$COREDNS_VERSION-$(sha256sum "$ROOT/k8s/node/coredns/main.go" | cut -c1-12)"
   have coredns "$key" && return 0
   from_cache coredns "$key" && return 0
   go_build_wrapped coredns "$key" . "github.com/coredns/coredns $COREDNS_VERSION" \
@@ -242,6 +288,24 @@ tool_promtool() {
   ln -sfn "$real" "$BIN/promtool"
 }
 
+# The lint tools: ShellCheck (apt), the Python linters in .tools/venv/lint, the npm ones in
+# .tools/lint-npm (npm ci from the lockfile, re-run when the lockfile changes).
+tool_lint() {
+  apt_install "${LINT_APT_PACKAGES[@]}"
+  # shellcheck source=local/verifier/venv.sh
+  source "$ROOT/local/verifier/venv.sh"
+  venv_python lint "$ROOT/scripts/lint/requirements.txt" >/dev/null
+  local dir="$TOOLS/lint-npm" stamp
+  stamp=$(cat "$ROOT/scripts/lint/package.json" "$ROOT/scripts/lint/package-lock.json" | sha256sum | cut -c1-16)
+  [ -x "$dir/node_modules/.bin/prettier" ] && [ "$(cat "$dir/.stamp" 2>/dev/null)" = "$stamp" ] && return 0
+  command -v npm >/dev/null || { log "npm not found: install Node.js 20+ (Debian: apt-get install nodejs npm)"; return 1; }
+  log "npm ci: $(tr -d '\n ' < "$ROOT/scripts/lint/package.json" | grep -o '"devDependencies":{[^}]*}')"
+  rm -rf "$dir"; mkdir -p "$dir"
+  cp "$ROOT/scripts/lint/package.json" "$ROOT/scripts/lint/package-lock.json" "$dir/"
+  (cd "$dir" && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error >/dev/null)
+  echo "$stamp" > "$dir/.stamp"
+}
+
 # Kafka broker + CLI jars from Maven Central into .tools/kafka-<version>/libs (local/kafka/pom.xml).
 tool_kafka() {
   local dir="$TOOLS/kafka-$KAFKA_VERSION" pom="$ROOT/local/kafka/pom.xml" stamp
@@ -282,10 +346,12 @@ run_one() {
     kube-router) with_lock kube-router tool_kube_router ;;
     node-apt) with_lock apt tool_node_apt ;;
     browser) with_lock apt tool_browser ;;
+    lint) with_lock apt tool_lint ;;
+    crds) with_lock crds tool_crds ;;
     node) run_one node-apt; for t in etcd kube-apiserver kubectl helm k6; do run_one "$t"; done; run_one node-go ;;
     node-go) for t in kube-controller-manager kube-scheduler kubelet kube-proxy coredns keda k6-operator metrics-server kube-router traefik; do run_one "$t"; done ;;
-    go) for t in helm helm-unittest k6 etcd kube-apiserver kubectl; do run_one "$t"; done ;;
-    all) run_one apt; run_one browser; run_one promtool; run_one kafka; run_one go ;;
+    go) for t in helm helm-unittest k6 etcd kube-apiserver kubectl crds; do run_one "$t"; done ;;
+    all) run_one apt; run_one lint; run_one browser; run_one promtool; run_one kafka; run_one go ;;
     *) echo "unknown tool: $1" >&2; exit 2 ;;
   esac
 }

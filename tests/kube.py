@@ -1,5 +1,6 @@
 """Helpers of the chart suites that talk to Kubernetes (tests/apiserver, tests/platform), loaded as a
 pytest plugin by tests/pytest.sh: paths, YAML loading, helm/kubectl runners and the timing report."""
+
 from __future__ import annotations
 
 import json
@@ -13,6 +14,8 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("SHARED_DIR", ROOT.parent / "shared"))
+# The operators' CRDs, one folder per operator (scripts/tools.sh crds)
+CRDS = Path(os.environ.get("CRDS_DIR", ROOT / ".tools" / "crds"))
 BIN = ROOT / ".tools" / "bin"
 TIMINGS_FILE = ROOT / "build" / "platform-timings.txt"
 
@@ -38,8 +41,9 @@ class CommandError(AssertionError):
     pass
 
 
-def run(args: list[str], *, input: str | None = None, check: bool = True, timeout: int = 300,
-        timed: str | None = None) -> subprocess.CompletedProcess:
+def run(
+    args: list[str], *, input: str | None = None, check: bool = True, timeout: int = 300, timed: str | None = None
+) -> subprocess.CompletedProcess:
     start = time.monotonic()
     proc = subprocess.run(args, input=input, capture_output=True, text=True, timeout=timeout)
     if timed:
@@ -47,7 +51,8 @@ def run(args: list[str], *, input: str | None = None, check: bool = True, timeou
     if check and proc.returncode != 0:
         raise CommandError(
             f"command failed ({proc.returncode}): {' '.join(args)}\n--- stdout\n{proc.stdout[-4000:]}"
-            f"\n--- stderr\n{proc.stderr[-4000:]}")
+            f"\n--- stderr\n{proc.stderr[-4000:]}"
+        )
     return proc
 
 

@@ -19,7 +19,6 @@ BIN="${TOOLS_BIN:-$ROOT/.tools/bin}"
 OUT="$ROOT/build/cluster/images"
 REGISTRY=$(sed -n 's/^NODE_IP=\([0-9.]*\).*/\1/p' "$HERE/node.sh"):5000   # the node's registry (node.sh)
 export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
-APP_VERSION=$(sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\}/\1/p' "$ROOT/Chart.yaml")
 K6_TAG=$(sed -n 's/^K6_VERSION=v\([0-9.]*\).*/\1/p' "$ROOT/scripts/tools.sh")
 log() { printf '[%s images] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 

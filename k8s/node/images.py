@@ -20,6 +20,7 @@ own paths, so a dynamically linked program runs in the image as it does here. Ev
 The layer is deterministic (fixed mtimes, owners and order), so the same inputs give the same
 image ID and a re-push is a no-op.
 """
+
 import argparse
 import hashlib
 import io
@@ -34,8 +35,10 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-PASSWD = "root:x:0:0:root:/root:/sbin/nologin\napp:x:10001:10001:app:/tmp:/sbin/nologin\n" \
-         "nonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n"
+PASSWD = (
+    "root:x:0:0:root:/root:/sbin/nologin\napp:x:10001:10001:app:/tmp:/sbin/nologin\n"
+    "nonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n"
+)
 GROUP = "root:x:0:\napp:x:10001:\nnonroot:x:65532:\n"
 ELF_MAGIC = b"\x7fELF"
 
@@ -68,7 +71,7 @@ def collect(mappings):
             raise SystemExit(f"images.py: {mapping!r} is not SRC=DEST")
         dest = "/" + dest.strip("/")
         if os.path.isdir(src):
-            for base, subdirs, names in os.walk(src):
+            for base, _subdirs, names in os.walk(src):
                 rel = os.path.relpath(base, src)
                 target = dest if rel == "." else f"{dest}/{rel}"
                 dirs.add(target)
@@ -139,13 +142,17 @@ def build(args):
         "architecture": "amd64",
         "os": "linux",
         "created": "1970-01-01T00:00:00Z",
-        "config": {k: v for k, v in {
-            "Env": env,
-            "Entrypoint": json.loads(args.entrypoint) if args.entrypoint else None,
-            "Cmd": json.loads(args.cmd) if args.cmd else None,
-            "User": args.user,
-            "WorkingDir": args.workdir,
-        }.items() if v},
+        "config": {
+            k: v
+            for k, v in {
+                "Env": env,
+                "Entrypoint": json.loads(args.entrypoint) if args.entrypoint else None,
+                "Cmd": json.loads(args.cmd) if args.cmd else None,
+                "User": args.user,
+                "WorkingDir": args.workdir,
+            }.items()
+            if v
+        },
         "rootfs": {"type": "layers", "diff_ids": [diff_id]},
         "history": [{"created": "1970-01-01T00:00:00Z", "created_by": "k8s/node/images.py"}],
     }
@@ -154,21 +161,27 @@ def build(args):
     layer_name = diff_id.split(":")[1] + "/layer.tar"
     manifest = [{"Config": config_name, "RepoTags": [args.tag], "Layers": [layer_name]}]
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-    tmp = tempfile.NamedTemporaryFile(dir=os.path.dirname(os.path.abspath(args.out)), delete=False)
-    with tarfile.open(fileobj=tmp, mode="w") as out:
-        for name, data in ((config_name, config_bytes), (layer_name, layer),
-                           ("manifest.json", json.dumps(manifest).encode())):
+    with (
+        tempfile.NamedTemporaryFile(dir=os.path.dirname(os.path.abspath(args.out)), delete=False) as tmp,
+        tarfile.open(fileobj=tmp, mode="w") as out,
+    ):
+        for name, data in (
+            (config_name, config_bytes),
+            (layer_name, layer),
+            ("manifest.json", json.dumps(manifest).encode()),
+        ):
             info = tarfile.TarInfo(name)
             info.size, info.mtime = len(data), 0
             out.addfile(info, io.BytesIO(data))
-    tmp.close()
     os.replace(tmp.name, args.out)
     print(f"{args.tag} {config_name[:12]} {len(layer) // 1024} KiB -> {args.out}", file=sys.stderr)
 
 
-MEDIA = {"manifest": "application/vnd.oci.image.manifest.v1+json",
-         "config": "application/vnd.oci.image.config.v1+json",
-         "layer": "application/vnd.oci.image.layer.v1.tar"}
+MEDIA = {
+    "manifest": "application/vnd.oci.image.manifest.v1+json",
+    "config": "application/vnd.oci.image.config.v1+json",
+    "layer": "application/vnd.oci.image.layer.v1.tar",
+}
 
 
 def registry_call(method, url, data=None, headers=None):
@@ -179,7 +192,7 @@ def registry_call(method, url, data=None, headers=None):
     except urllib.error.HTTPError as e:
         if method == "HEAD" and e.code == 404:
             return 404, e.headers
-        raise SystemExit(f"images.py: {method} {url}: {e.code} {e.read()[:500]!r}")
+        raise SystemExit(f"images.py: {method} {url}: {e.code} {e.read()[:500]!r}") from e
 
 
 def push_blob(base, repo, data):
@@ -189,8 +202,9 @@ def push_blob(base, repo, data):
     _, headers = registry_call("POST", f"{base}/v2/{repo}/blobs/uploads/", b"")
     location = urllib.parse.urljoin(f"{base}/", headers["Location"])
     sep = "&" if "?" in location else "?"
-    registry_call("PUT", f"{location}{sep}digest={urllib.parse.quote(digest)}", data,
-                  {"Content-Type": "application/octet-stream"})
+    registry_call(
+        "PUT", f"{location}{sep}digest={urllib.parse.quote(digest)}", data, {"Content-Type": "application/octet-stream"}
+    )
     return digest
 
 
@@ -206,12 +220,13 @@ def push(args):
             layers = []
             for name in entry["Layers"]:
                 data = tar.extractfile(name).read()
-                layers.append({"mediaType": MEDIA["layer"], "size": len(data),
-                               "digest": push_blob(base, repo, data)})
-        manifest = {"schemaVersion": 2, "mediaType": MEDIA["manifest"],
-                    "config": {"mediaType": MEDIA["config"], "size": len(config),
-                               "digest": push_blob(base, repo, config)},
-                    "layers": layers}
+                layers.append({"mediaType": MEDIA["layer"], "size": len(data), "digest": push_blob(base, repo, data)})
+        manifest = {
+            "schemaVersion": 2,
+            "mediaType": MEDIA["manifest"],
+            "config": {"mediaType": MEDIA["config"], "size": len(config), "digest": push_blob(base, repo, config)},
+            "layers": layers,
+        }
         body = json.dumps(manifest).encode()
         registry_call("PUT", f"{base}/v2/{repo}/manifests/{version}", body, {"Content-Type": MEDIA["manifest"]})
         print(f"{tag} sha256:{hashlib.sha256(body).hexdigest()[:12]} pushed", file=sys.stderr)

@@ -61,12 +61,12 @@ start() {
   echo $! > "$(pidf "$name")"
 }
 stop() {
-  local name=$1 pid i
+  local name=$1 pid _
   [ -f "$(pidf "$name")" ] || return 0
   pid=$(cat "$(pidf "$name")")
   if kill -0 "$pid" 2>/dev/null; then
     kill "$pid" 2>/dev/null || true
-    for i in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     kill -0 "$pid" 2>/dev/null && kill -9 "$pid" 2>/dev/null || true
   fi
   rm -f "$(pidf "$name")"
@@ -423,7 +423,7 @@ cmd_down() {
   # The pods' network namespaces (containerd's CRI names them cni-<uuid>; with the tasks killed
   # outside the CRI nobody else removes them) and the kubelet's and containerd's mounts.
   local m ns
-  for ns in $(ls /var/run/netns 2>/dev/null | grep '^cni-'); do ip netns delete "$ns" 2>/dev/null || true; done
+  for ns in /var/run/netns/cni-*; do [ -e "$ns" ] && { ip netns delete "${ns##*/}" 2>/dev/null || true; }; done
   grep -oE " ($DIR|$STATE)/[^ ]*" /proc/mounts | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
   net_down
   rm -rf "$DIR" "$STATE"

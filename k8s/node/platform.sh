@@ -16,8 +16,9 @@
 #     (scripts/tools.sh traefik): the ingress controller of class `traefik` through which the test
 #     reaches the event at one host, as users reach it through an ALB on EKS;
 #   - the CRDs of the operators whose images cannot be had here (prometheus-operator, Strimzi), from
-#     ../shared/crds: the event's ServiceMonitors, rules and Kafka objects are stored and validated
-#     against them, and nothing acts on them.
+#     scripts/tools.sh crds (prometheus-operator's pinned Go module, Strimzi's ../shared/crds): the
+#     event's ServiceMonitors, rules and Kafka objects are stored and validated against them, and
+#     nothing acts on them.
 #
 #   k8s/node/platform.sh install     build and push KEDA's images, apply everything, wait for the metrics API
 #   k8s/node/platform.sh manifests   print KEDA's and metrics-server's manifests as install applies them
@@ -68,9 +69,9 @@ EOF
 
 crds() {
   local d
+  "$ROOT/scripts/tools.sh" crds   # .tools/crds: prometheus-operator's from its Go module, Strimzi's from ../shared
   for d in prometheus-operator strimzi; do
-    [ -d "$SHARED/crds/$d" ] || { log "$SHARED/crds/$d missing (SHARED_DIR)"; exit 1; }
-    node exec "$BIN/kubectl" apply --server-side --force-conflicts -f "$SHARED/crds/$d" >/dev/null
+    node exec "$BIN/kubectl" apply --server-side --force-conflicts -f "$ROOT/.tools/crds/$d" >/dev/null
   done
   node exec "$BIN/kubectl" wait --for=condition=Established crd --all --timeout=300s >/dev/null
   log "CRDs of prometheus-operator and Strimzi established"

@@ -46,8 +46,10 @@ export function couponWindow() {
   if (res.status !== 200) return null; // the scenario's own answers say what is wrong
   const c = res.json();
   if (c.state === 'CLOSED') {
-    exec.test.abort(`coupon ${common.couponId} closed at ${c.closesAt}: register it with a later closesAt `
-      + '(or a duration from a new opening) before load-testing it');
+    exec.test.abort(
+      `coupon ${common.couponId} closed at ${c.closesAt}: register it with a later closesAt ` +
+        '(or a duration from a new opening) before load-testing it',
+    );
   }
   return { opensAt: Date.parse(c.opensAt), closesAt: Date.parse(c.closesAt) };
 }
@@ -70,8 +72,10 @@ export function issueParams(params) {
 export function refusedByWindow(code) {
   if (!schedule) return false;
   const now = Date.now();
-  return (code === 'CLOSED' && now >= schedule.closesAt - CLOCK_SKEW_MS)
-    || (code === 'NOT_OPEN_YET' && now < schedule.opensAt + CLOCK_SKEW_MS);
+  return (
+    (code === 'CLOSED' && now >= schedule.closesAt - CLOCK_SKEW_MS) ||
+    (code === 'NOT_OPEN_YET' && now < schedule.opensAt + CLOCK_SKEW_MS)
+  );
 }
 
 function problemCode(res) {
@@ -133,14 +137,20 @@ export function issueOnce(user, token, allowNotOpen) {
   let outcome = 'unexpected';
   if (res.status === 202) {
     let body = {};
-    try { body = res.json(); } catch (_) { /* checked below */ }
+    try {
+      body = res.json();
+    } catch (_) {
+      /* checked below */
+    }
     if (body.status === 'PENDING' && body.userId === user) outcome = 'accepted';
   } else if (res.status === 409 && problemCode(res) === 'ALREADY_ISSUED') {
     outcome = 'duplicate';
   } else if (res.status === 410 && problemCode(res) === 'SOLD_OUT') {
     outcome = 'sold_out';
-  } else if (res.status === 403 && (allowNotOpen ? NOT_OPEN_CODES.includes(problemCode(res))
-    : refusedByWindow(problemCode(res)))) {
+  } else if (
+    res.status === 403 &&
+    (allowNotOpen ? NOT_OPEN_CODES.includes(problemCode(res)) : refusedByWindow(problemCode(res)))
+  ) {
     outcome = 'not_open';
   } else if (res.status === 503) {
     outcome = 'shed';
@@ -151,12 +161,23 @@ export function issueOnce(user, token, allowNotOpen) {
   record(ok, res, 'issue');
   logOutcome(user, res.status, outcome);
   switch (outcome) {
-    case 'accepted': metrics.accepted.add(1); break;
-    case 'duplicate': metrics.duplicate.add(1); break;
-    case 'sold_out': metrics.soldOut.add(1); break;
-    case 'not_open': metrics.notOpen.add(1); break;
-    case 'shed': metrics.shed.add(1); break;
-    default: break;
+    case 'accepted':
+      metrics.accepted.add(1);
+      break;
+    case 'duplicate':
+      metrics.duplicate.add(1);
+      break;
+    case 'sold_out':
+      metrics.soldOut.add(1);
+      break;
+    case 'not_open':
+      metrics.notOpen.add(1);
+      break;
+    case 'shed':
+      metrics.shed.add(1);
+      break;
+    default:
+      break;
   }
   return { outcome, res };
 }
@@ -187,7 +208,11 @@ export function status(user, token) {
   const res = http.get(url, params(token, 'status'));
   let st;
   if (res.status === 200) {
-    try { st = res.json('status'); } catch (_) { st = undefined; }
+    try {
+      st = res.json('status');
+    } catch (_) {
+      st = undefined;
+    }
   }
   const ok = check(res, { 'status: 200 with a known status': () => ['PENDING', 'ISSUED', 'NONE'].includes(st) });
   record(ok, res, 'status');
@@ -216,7 +241,11 @@ export function couponInfo() {
   const res = http.get(url, { tags: { name: 'info' }, timeout: common.requestTimeout });
   let state;
   if (res.status === 200) {
-    try { state = res.json('state'); } catch (_) { state = undefined; }
+    try {
+      state = res.json('state');
+    } catch (_) {
+      state = undefined;
+    }
   }
   const ok = check(res, { 'info: 200 with a state': () => typeof state === 'string' });
   record(ok, res, 'info');

@@ -6,7 +6,10 @@ import { common, num } from './config.js';
 export const TREND_STATS = ['avg', 'min', 'med', 'max', 'p(50)', 'p(90)', 'p(95)', 'p(99)', 'count'];
 
 // The latency targets of the issuance POST, from P95_MS / P99_MS.
-export const LATENCY_TARGETS = () => [['p(95)', common.p95], ['p(99)', common.p99]];
+export const LATENCY_TARGETS = () => [
+  ['p(95)', common.p95],
+  ['p(99)', common.p99],
+];
 
 // Failure rate 0 (both k6's own and ours), nobody left shed; with LATENCY_JUDGED the latency
 // targets too (otherwise the summary reports them, see latencyTargets).
@@ -120,12 +123,16 @@ function text(s) {
     `  issuance latency ms: p50 ${s.p50_ms}  p95 ${s.p95_ms}  p99 ${s.p99_ms}  max ${s.max_ms}`,
   ];
   if (s.confirmed || s.unconfirmed) {
-    lines.push(`  time to ISSUED ms: p50 ${s.time_to_issued_p50_ms}  p95 ${s.time_to_issued_p95_ms}  p99 ${s.time_to_issued_p99_ms}` +
-      `  (confirmed ${s.confirmed}, unconfirmed ${s.unconfirmed})`);
+    lines.push(
+      `  time to ISSUED ms: p50 ${s.time_to_issued_p50_ms}  p95 ${s.time_to_issued_p95_ms}  p99 ${s.time_to_issued_p99_ms}` +
+        `  (confirmed ${s.confirmed}, unconfirmed ${s.unconfirmed})`,
+    );
   }
   for (const p of s.phases || []) {
-    lines.push(`  phase ${p.name}: target ${p.target_rps}/s, done ${p.requests} (${p.achieved_rps}/s), accepted ${p.accepted}, ` +
-      `dropped ${p.dropped}, p95 ${p.p95_ms} ms, p99 ${p.p99_ms} ms`);
+    lines.push(
+      `  phase ${p.name}: target ${p.target_rps}/s, done ${p.requests} (${p.achieved_rps}/s), accepted ${p.accepted}, ` +
+        `dropped ${p.dropped}, p95 ${p.p95_ms} ms, p99 ${p.p99_ms} ms`,
+    );
   }
   if (s.all_answered_s) lines.push(`  every user had a final answer ${s.all_answered_s}s after the first POST`);
   // Latency targets that are only reported never read as a failure.

@@ -71,7 +71,11 @@ function answer(res, name, m, allowGone) {
   const status = res.status;
   let body;
   if (status === 200) {
-    try { body = res.json(); } catch (_) { body = undefined; }
+    try {
+      body = res.json();
+    } catch (_) {
+      body = undefined;
+    }
     if (body !== undefined && typeof body.state === 'string') return body;
   } else if (allowGone && status === 404 && code(res) === 'NOT_IN_QUEUE') {
     return undefined;
@@ -104,14 +108,24 @@ export async function poll(token, { allowGone = false, coupon = common.couponId,
 }
 
 function code(res) {
-  try { return res.json('code'); } catch (_) { return undefined; }
+  try {
+    return res.json('code');
+  } catch (_) {
+    return undefined;
+  }
 }
 
 // POST …/issuances with the entry token; 503 is retried after Retry-After. Returns the outcome:
 // accepted | duplicate | sold_out | not_open (the coupon's window, lib/api.js) | entry_refused | shed |
 // unexpected. With LOG_OUTCOMES=1 each 202,
 // 503 and unanswered attempt prints its ISSUE_OUTCOME line, as the direct path does (lib/api.js).
-export async function issueWithEntry(user, token, entryToken, retries, { coupon = common.couponId, quiet = false } = {}) {
+export async function issueWithEntry(
+  user,
+  token,
+  entryToken,
+  retries,
+  { coupon = common.couponId, quiet = false } = {},
+) {
   const { wr: w, issuance: im } = meters(quiet);
   const url = `${common.baseUrl}/api/v1/coupons/${coupon}/issuances`;
   const params = issueParams({
@@ -130,7 +144,11 @@ export async function issueWithEntry(user, token, entryToken, retries, { coupon 
     outcome = 'unexpected';
     if (status === 202) {
       let st;
-      try { st = res.json('status'); } catch (_) { st = undefined; }
+      try {
+        st = res.json('status');
+      } catch (_) {
+        st = undefined;
+      }
       if (st === 'PENDING') outcome = 'accepted';
     } else if (status === 409 && code(res) === 'ALREADY_ISSUED') {
       outcome = 'duplicate';
@@ -145,13 +163,26 @@ export async function issueWithEntry(user, token, entryToken, retries, { coupon 
     }
     if (!quiet) logOutcome(user, status, outcome); // a warm-up's users hold no row of the judged coupon
     switch (outcome) {
-      case 'accepted': im.accepted.add(1); break;
-      case 'duplicate': im.duplicate.add(1); break;
-      case 'sold_out': im.soldOut.add(1); break;
-      case 'not_open': im.notOpen.add(1); break;
-      case 'shed': im.shed.add(1); break;
-      case 'entry_refused': w.entryRefused.add(1); break;
-      default: break;
+      case 'accepted':
+        im.accepted.add(1);
+        break;
+      case 'duplicate':
+        im.duplicate.add(1);
+        break;
+      case 'sold_out':
+        im.soldOut.add(1);
+        break;
+      case 'not_open':
+        im.notOpen.add(1);
+        break;
+      case 'shed':
+        im.shed.add(1);
+        break;
+      case 'entry_refused':
+        w.entryRefused.add(1);
+        break;
+      default:
+        break;
     }
     const ok = outcome !== 'unexpected' && outcome !== 'entry_refused';
     im.unexpected.add(!ok && outcome !== 'shed');

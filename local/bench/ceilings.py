@@ -16,6 +16,7 @@ HARNESS_PROFILE, and the environment's own variables).
 
   python3 local/bench/ceilings.py settings    the settings in force as JSON (make bench writes it
                                               to build/bench/settings.json for the ladder)"""
+
 import json
 import os
 import sys
@@ -79,7 +80,7 @@ def metric_sum(text, name, label=None):
     for line in text.splitlines():
         if not line.startswith(name):
             continue
-        rest = line[len(name):]
+        rest = line[len(name) :]
         if rest[:1] not in ("{", " "):
             continue
         if label and label not in rest:
@@ -105,8 +106,9 @@ def per_second(bound, seconds):
 def ceilings(settings, service_s=None, response_s=None, consumer_cpu_us_per_row=None):
     """{ceiling: requests (rows) a second, or None where it does not apply or was not measured}."""
     out = {"in_flight": per_second(settings.get("max_in_flight"), service_s)}
-    out["tomcat_threads"] = (None if settings.get("api_virtual_threads")
-                             else per_second(settings.get("api_tomcat_threads"), response_s))
+    out["tomcat_threads"] = (
+        None if settings.get("api_virtual_threads") else per_second(settings.get("api_tomcat_threads"), response_s)
+    )
     out["tomcat_connections"] = per_second(settings.get("api_max_connections"), response_s)
     writers = settings.get("consumer_concurrency") or 0
     if settings.get("consumer_pool"):
@@ -161,6 +163,7 @@ def main(argv):
     # the harness's environment: the profile in force (local/profiles/), the environment's own first
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     import harness_profile
+
     name = os.environ.get("HARNESS_PROFILE", "product")
     profile = harness_profile.in_force(name, harness_profile.read(name), os.environ)
     environ = {**{x["name"]: x["value"] for x in profile["settings"]}, **os.environ}

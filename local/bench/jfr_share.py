@@ -11,6 +11,7 @@ Recording the API under load (see docs/performance.md):
   jcmd $(cat RUN_DIR/pids/api.pid) JFR.start name=bench settings=profile filename=/tmp/api.jfr
   ... load ...
   jcmd $(cat RUN_DIR/pids/api.pid) JFR.stop name=bench"""
+
 import argparse
 import collections
 import json
@@ -52,8 +53,12 @@ def jfr_tool(explicit):
 
 def samples(recording, tool):
     """The stacks of every execution sample, topmost frame first, as 'package.Type.method' strings."""
-    out = subprocess.run([tool, "print", "--json", "--stack-depth", "64", "--events", "jdk.ExecutionSample",
-                          recording], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [tool, "print", "--json", "--stack-depth", "64", "--events", "jdk.ExecutionSample", recording],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     for event in json.loads(out)["recording"]["events"]:
         frames = ((event.get("values", {}).get("stackTrace") or {}).get("frames")) or []
         # jfr prints type names in their internal form (io/netty/...)
@@ -84,7 +89,7 @@ def callers(stacks, text, top):
     for frames in stacks:
         i = next((i for i, f in enumerate(frames) if text in f), None)
         if i is not None:
-            paths[tuple(frames[i:i + 12])] += 1
+            paths[tuple(frames[i : i + 12])] += 1
     total = sum(paths.values())
     print(f"{total} of {len(stacks)} samples pass through a frame containing {text!r}")
     for path, n in paths.most_common(top):
@@ -122,9 +127,16 @@ def main(argv=None):
         print(f"  {pct(n, total):5.1f} %  {m}")
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"samples": total, "buckets": {k: pct(n, total) for k, n in buckets.most_common()},
-                       "charged_methods": {k: pct(n, total) for k, n in charged.most_common(a.top)},
-                       "self_methods": {k: pct(n, total) for k, n in top_methods.most_common(a.top)}}, f, indent=2)
+            json.dump(
+                {
+                    "samples": total,
+                    "buckets": {k: pct(n, total) for k, n in buckets.most_common()},
+                    "charged_methods": {k: pct(n, total) for k, n in charged.most_common(a.top)},
+                    "self_methods": {k: pct(n, total) for k, n in top_methods.most_common(a.top)},
+                },
+                f,
+                indent=2,
+            )
     return 0
 
 

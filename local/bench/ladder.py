@@ -18,12 +18,12 @@ and the database's share of the step is inside the window), and k6's own CPU fro
 Run by local/bench.sh; alone (stack up, PORT_OFFSET / RUN_DIR as for the harness):
   local/bench/ladder.sh [--start 300] [--fixed 600,600] [--out build/bench] ...
 --fixed runs exactly the given rates (no search): a fixed-rate comparison, e.g. of JVM flags."""
+
 import argparse
 import glob
 import json
 import math
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -50,12 +50,18 @@ def role(name):
     return name
 
 
+def open_text(path):
+    with open(path) as f:
+        return f.read()
+
+
 def harness_pids(run_dir):
     """name -> pid of every process the harness started in RUN_DIR and that is alive."""
     out = {}
     for f in glob.glob(os.path.join(run_dir, "pids", "*.pid")):
         try:
-            pid = int(open(f).read().strip())
+            with open(f) as pidfile:
+                pid = int(pidfile.read().strip())
         except (OSError, ValueError):
             continue
         if ticks(pid) is not None:
@@ -114,18 +120,31 @@ class Ladder:
         quantity = math.ceil(rate * (seconds + 1)) + 1000
         self.api.register(str(coupon), quantity)
         summary = os.path.join(a.out, f"ladder-{index:02d}-{label}-{rate}-k6.json")
-        env = {**os.environ, "COUPON_ID": str(coupon), "STAGES": f"{rate}:{seconds}s",
-               "USER_PREFIX": f"l{index}-", "SUMMARY_PATH": summary, "SHED_RETRIES": "0",
-               "MAX_VUS": str(a.max_vus), "LOG_VUS": "5", "BASE_URL": self.settings.api_url,
-               "K6_DASHBOARD": "0"}  # its exporter's CPU would count as k6's in the step
+        env = {
+            **os.environ,
+            "COUPON_ID": str(coupon),
+            "STAGES": f"{rate}:{seconds}s",
+            "USER_PREFIX": f"l{index}-",
+            "SUMMARY_PATH": summary,
+            "SHED_RETRIES": "0",
+            "MAX_VUS": str(a.max_vus),
+            "LOG_VUS": "5",
+            "BASE_URL": self.settings.api_url,
+            "K6_DASHBOARD": "0",
+        }  # its exporter's CPU would count as k6's in the step
         env.pop("LATENCY_JUDGED", None)
         pids = harness_pids(self.run_dir)
         metrics_before = scrape(self.settings.management_url)
         machine_before = machine_ticks()
         before, t0 = snapshot(pids), time.time()
         with open(os.path.join(a.out, f"ladder-{index:02d}-k6.log"), "w") as out:
-            proc = subprocess.Popen([os.path.join(a.loadtests, "run.sh"), "arrival-rate.js", "--quiet"],
-                                    cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+            proc = subprocess.Popen(
+                [os.path.join(a.loadtests, "run.sh"), "arrival-rate.js", "--quiet"],
+                cwd=ROOT,
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
             # run.sh execs k6: this child is k6, and wait4 gives its own CPU.
             _, status, usage = os.wait4(proc.pid, 0)
             proc.returncode = os.waitstatus_to_exitcode(status)
@@ -149,25 +168,38 @@ class Ladder:
         cpu = cpu_seconds(pids, before, after)
         server_s = sum(cpu.values())
         achieved = accepted / seconds
-        passed = (accepted >= a.min_achieved * rate * seconds and phase["p95_ms"] <= a.p95_ms
-                  and k6["unexpected"] == 0)
+        passed = accepted >= a.min_achieved * rate * seconds and phase["p95_ms"] <= a.p95_ms and k6["unexpected"] == 0
         # Little's law over k6's window: the time an issuance holds its slot, the time a request is
         # answered in, and the machine's busy cores
         service_s = ceilings.mean_seconds(metrics_before, metrics_after, "coupon_issuance_duration_seconds")
-        response_s = ceilings.mean_seconds(metrics_before, metrics_after, "http_server_requests_seconds",
-                                           'uri="/api/v1/coupons/{couponId}/issuances"')
+        response_s = ceilings.mean_seconds(
+            metrics_before, metrics_after, "http_server_requests_seconds", 'uri="/api/v1/coupons/{couponId}/issuances"'
+        )
         busy, total = (machine_after[0] - machine_before[0]), (machine_after[1] - machine_before[1])
         cores = os.cpu_count() or 1
         busy_cores = round(busy / total * cores, 2) if total else None
-        step_ceilings = ceilings.ceilings(self.limits, service_s, response_s,
-                                          per(cpu.get("consumer", 0), rows))
+        step_ceilings = ceilings.ceilings(self.limits, service_s, response_s, per(cpu.get("consumer", 0), rows))
         s = {
-            "label": label, "rate": rate, "seconds": seconds, "coupon_id": coupon, "quantity": quantity,
-            "requests": k6["requests"], "accepted": accepted, "achieved_rps": round(achieved, 1),
-            "achieved_share": round(accepted / (rate * seconds), 3), "dropped": phase["dropped"],
-            "shed": k6["shed"], "unexpected": k6["unexpected"], "timed_out": k6["timed_out"],
-            "p50_ms": phase["p50_ms"], "p95_ms": phase["p95_ms"], "p99_ms": phase["p99_ms"],
-            "rows": rows, "drain_s": drain_s, "window_s": round(t1 - t0, 1), "k6_exit": proc.returncode,
+            "label": label,
+            "rate": rate,
+            "seconds": seconds,
+            "coupon_id": coupon,
+            "quantity": quantity,
+            "requests": k6["requests"],
+            "accepted": accepted,
+            "achieved_rps": round(achieved, 1),
+            "achieved_share": round(accepted / (rate * seconds), 3),
+            "dropped": phase["dropped"],
+            "shed": k6["shed"],
+            "unexpected": k6["unexpected"],
+            "timed_out": k6["timed_out"],
+            "p50_ms": phase["p50_ms"],
+            "p95_ms": phase["p95_ms"],
+            "p99_ms": phase["p99_ms"],
+            "rows": rows,
+            "drain_s": drain_s,
+            "window_s": round(t1 - t0, 1),
+            "k6_exit": proc.returncode,
             "passed": passed,
             "cpu_s": {**{k: round(v, 2) for k, v in sorted(cpu.items())}, "k6": round(k6_s, 2)},
             "cores_used": round((server_s + k6_s) / (t1 - t0), 2),
@@ -181,27 +213,52 @@ class Ladder:
             "loadavg": os.getloadavg()[0],
             "service_ms": round(service_s * 1000, 2) if service_s else None,
             "response_ms": round(response_s * 1000, 2) if response_s else None,
-            "machine_busy_cores": busy_cores, "ceilings_rps": step_ceilings,
+            "machine_busy_cores": busy_cores,
+            "ceilings_rps": step_ceilings,
         }
         if not passed:
             s["ended_by"] = ceilings.ended_by(rate, busy_cores, cores, step_ceilings)
         if a.verify:
             # The invariants of every step (no over-issue, duplicate or lost 202); latency is the ladder's.
             vout = os.path.join(a.out, f"ladder-{index:02d}-verify.json")
-            rc = subprocess.run([os.path.join(ROOT, "local", "verify.sh"), "verify", "--k6", summary,
-                                 "--quantity", str(quantity), "--ignore-thresholds", "--drain-timeout", "30",
-                                 "--reconcile-timeout", "10", "--no-kafka", "--out", vout],
-                                cwd=ROOT, stdout=subprocess.DEVNULL).returncode
-            v = json.load(open(vout))["verification"] if os.path.exists(vout) else {}
-            s.update({"invariants_passed": int(rc == 0), "over_issue": v.get("over_issue", -1),
-                      "duplicates": v.get("duplicates", -1), "lost_acceptances": v.get("lost_acceptances", -1)})
+            rc = subprocess.run(
+                [
+                    os.path.join(ROOT, "local", "verify.sh"),
+                    "verify",
+                    "--k6",
+                    summary,
+                    "--quantity",
+                    str(quantity),
+                    "--ignore-thresholds",
+                    "--drain-timeout",
+                    "30",
+                    "--reconcile-timeout",
+                    "10",
+                    "--no-kafka",
+                    "--out",
+                    vout,
+                ],
+                cwd=ROOT,
+                stdout=subprocess.DEVNULL,
+            ).returncode
+            v = json.loads(open_text(vout))["verification"] if os.path.exists(vout) else {}
+            s.update(
+                {
+                    "invariants_passed": int(rc == 0),
+                    "over_issue": v.get("over_issue", -1),
+                    "duplicates": v.get("duplicates", -1),
+                    "lost_acceptances": v.get("lost_acceptances", -1),
+                }
+            )
         self.steps.append(s)
-        log(f"{label} {rate}/s: accepted {accepted} ({s['achieved_share']:.1%}), p95 {s['p95_ms']} ms, "
+        log(
+            f"{label} {rate}/s: accepted {accepted} ({s['achieved_share']:.1%}), p95 {s['p95_ms']} ms, "
             f"{'PASS' if passed else 'over capacity'}; CPU µs/accepted api {s['api_cpu_us_per_accepted']} "
             f"server {s['server_cpu_us_per_accepted']}, k6 µs/request {s['k6_cpu_us_per_request']}, "
             f"{s['cores_used']} cores ({busy_cores} busy on the machine), drain {drain_s}s; ceilings/s "
             + ", ".join(f"{k} {v:,.0f}" for k, v in step_ceilings.items() if v is not None)
-            + ("" if passed else f"; ended by {s['ended_by']}"))
+            + ("" if passed else f"; ended by {s['ended_by']}")
+        )
         time.sleep(a.pause)
         return passed
 
@@ -230,8 +287,12 @@ class Ladder:
                 if rate >= first_fail:
                     break
         # Bisect between the last pass and the first fail.
-        while (last_pass and first_fail and (first_fail - last_pass) / last_pass > a.resolution
-               and measured() < a.max_steps):
+        while (
+            last_pass
+            and first_fail
+            and (first_fail - last_pass) / last_pass > a.resolution
+            and measured() < a.max_steps
+        ):
             mid = round((last_pass + first_fail) / 2)
             if self.step(mid, a.step_seconds, "bisect"):
                 last_pass = mid
@@ -240,15 +301,32 @@ class Ladder:
         return last_pass
 
     def result(self, capacity):
-        out = {"capacity_rps": capacity or 0, "p95_limit_ms": self.a.p95_ms, "min_achieved": self.a.min_achieved,
-               "step_seconds": self.a.step_seconds, "settings": self.limits,
-               "ended_by": ceilings.ladder_end(self.steps, capacity), "steps": self.steps}
+        out = {
+            "capacity_rps": capacity or 0,
+            "p95_limit_ms": self.a.p95_ms,
+            "min_achieved": self.a.min_achieved,
+            "step_seconds": self.a.step_seconds,
+            "settings": self.limits,
+            "ended_by": ceilings.ladder_end(self.steps, capacity),
+            "steps": self.steps,
+        }
         at = [s for s in self.steps if s["rate"] == capacity and s["passed"] and s["label"] != "warmup"]
         if at:
             cap = at[-1]
-            for k in ("api_cpu_us_per_accepted", "consumer_cpu_us_per_row", "kafka_cpu_us_per_accepted",
-                      "redis_cpu_us_per_accepted", "mariadb_cpu_us_per_accepted", "k6_cpu_us_per_request",
-                      "server_cpu_us_per_accepted", "p50_ms", "p95_ms", "p99_ms", "achieved_rps", "cores_used"):
+            for k in (
+                "api_cpu_us_per_accepted",
+                "consumer_cpu_us_per_row",
+                "kafka_cpu_us_per_accepted",
+                "redis_cpu_us_per_accepted",
+                "mariadb_cpu_us_per_accepted",
+                "k6_cpu_us_per_request",
+                "server_cpu_us_per_accepted",
+                "p50_ms",
+                "p95_ms",
+                "p99_ms",
+                "achieved_rps",
+                "cores_used",
+            ):
                 out[k] = cap[k]
         return out
 
@@ -283,8 +361,10 @@ def main(argv=None):
         json.dump(res, f, indent=2)
     if not a.fixed:
         end = res["ended_by"]
-        log(f"capacity_rps {res['capacity_rps']} (>= {a.min_achieved:.0%} accepted, p95 <= {a.p95_ms:.0f} ms)"
-            + (f"; ended at {end['rate']}/s by {end['resource']}" if end else "; no step failed"))
+        log(
+            f"capacity_rps {res['capacity_rps']} (>= {a.min_achieved:.0%} accepted, p95 <= {a.p95_ms:.0f} ms)"
+            + (f"; ended at {end['rate']}/s by {end['resource']}" if end else "; no step failed")
+        )
     return 0
 
 

@@ -6,4 +6,4 @@ BENCH_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 LOCAL_DIR="$(cd "$BENCH_DIR/.." && pwd)"
 source "$LOCAL_DIR/verifier/venv.sh"
 python=$(venv_python verifier "$LOCAL_DIR/verifier/requirements.txt")
-PYTHONPATH="$LOCAL_DIR:$BENCH_DIR${PYTHONPATH:+:$PYTHONPATH}" exec "$python" "$BENCH_DIR/ladder.py" "$@"
+exec "$python" "$BENCH_DIR/ladder.py" "$@"

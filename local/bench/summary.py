@@ -11,12 +11,13 @@ Figures are reported against the targets, never judged: the exit code is 1 only 
 figure fails (an over-issue, a duplicate, a lost 202, a failed invariant of any phase). The
 summary states the profile the run used (`profile`: its name and the settings in force) and what
 ended the capacity ladder (`ladder_ended_by`: the CPU or the bound whose ceiling the rate reached)."""
+
 import json
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import harness_profile  # noqa: E402
+import harness_profile
 
 # figure -> (target, "<=" or ">="): docs/performance.md
 TARGETS = {
@@ -33,9 +34,15 @@ ROOM_TARGETS = {
     "wr_order_inversions": (0, "<="),
     "wr_eta_error_p90_pct": (20, "<="),
 }
-CPU = ["api_cpu_us_per_accepted", "consumer_cpu_us_per_row", "kafka_cpu_us_per_accepted",
-       "redis_cpu_us_per_accepted", "mariadb_cpu_us_per_accepted", "server_cpu_us_per_accepted",
-       "k6_cpu_us_per_request"]
+CPU = [
+    "api_cpu_us_per_accepted",
+    "consumer_cpu_us_per_row",
+    "kafka_cpu_us_per_accepted",
+    "redis_cpu_us_per_accepted",
+    "mariadb_cpu_us_per_accepted",
+    "server_cpu_us_per_accepted",
+    "k6_cpu_us_per_request",
+]
 
 
 def load(path):
@@ -56,14 +63,20 @@ def waiting_room(spike, capacity):
     out = {}
     if spike:
         k6, room = spike["k6"], spike["verification"].get("waiting_room", {})
-        out.update({
-            "wr_users": k6.get("users"), "wr_join_p95_ms": k6.get("wr_join_p95_ms"),
-            "wr_poll_p95_ms": k6.get("wr_poll_p95_ms"), "wr_answer_p95_ms": k6.get("wr_answer_p95_ms"),
-            "wr_queued": room.get("queued"), "wr_admitted": room.get("admitted"),
-            "wr_order_inversions": room.get("order_inversions"),
-            "wr_eta_error_p90_pct": room.get("eta_error_p90_pct"), "wr_eta_samples": room.get("eta_samples"),
-            "wr_soldout_propagation_s": room.get("soldout_propagation_s"),
-        })
+        out.update(
+            {
+                "wr_users": k6.get("users"),
+                "wr_join_p95_ms": k6.get("wr_join_p95_ms"),
+                "wr_poll_p95_ms": k6.get("wr_poll_p95_ms"),
+                "wr_answer_p95_ms": k6.get("wr_answer_p95_ms"),
+                "wr_queued": room.get("queued"),
+                "wr_admitted": room.get("admitted"),
+                "wr_order_inversions": room.get("order_inversions"),
+                "wr_eta_error_p90_pct": room.get("eta_error_p90_pct"),
+                "wr_eta_samples": room.get("eta_samples"),
+                "wr_soldout_propagation_s": room.get("soldout_propagation_s"),
+            }
+        )
     if capacity:
         out["wr_max_waiting_users"] = capacity.get("wr_max_waiting_users", 0)
         out["wr_capacity_steps"] = capacity.get("wr_capacity_steps", [])
@@ -90,15 +103,28 @@ def summarize(ladder, spike, soldout, gauge, wr_spike=None, wr_capacity=None, pr
     for name, v in (("spike", spike), ("soldout", soldout)):
         if v:
             k6 = v["k6"]
-            out.update({
-                f"{name}_users": k6.get("users", k6.get("requesters")), f"{name}_requests": k6["requests"],
-                f"{name}_accepted": k6["accepted"], f"{name}_all_answered_s": k6.get("all_answered_s", -1),
-                f"{name}_p50_ms": k6["p50_ms"], f"{name}_p95_ms": k6["p95_ms"], f"{name}_p99_ms": k6["p99_ms"],
-                f"{name}_shed": k6["shed"], f"{name}_gave_up": k6["gave_up"], f"{name}_unexpected": k6["unexpected"],
-            })
+            out.update(
+                {
+                    f"{name}_users": k6.get("users", k6.get("requesters")),
+                    f"{name}_requests": k6["requests"],
+                    f"{name}_accepted": k6["accepted"],
+                    f"{name}_all_answered_s": k6.get("all_answered_s", -1),
+                    f"{name}_p50_ms": k6["p50_ms"],
+                    f"{name}_p95_ms": k6["p95_ms"],
+                    f"{name}_p99_ms": k6["p99_ms"],
+                    f"{name}_shed": k6["shed"],
+                    f"{name}_gave_up": k6["gave_up"],
+                    f"{name}_unexpected": k6["unexpected"],
+                }
+            )
             if name == "spike":
-                out.update({"spike_vus": k6["vus_peak"], "spike_drain_seconds": v["verification"]["drain_seconds"],
-                            "spike_persist_rps": v["verification"]["persist_rps"]})
+                out.update(
+                    {
+                        "spike_vus": k6["vus_peak"],
+                        "spike_drain_seconds": v["verification"]["drain_seconds"],
+                        "spike_persist_rps": v["verification"]["persist_rps"],
+                    }
+                )
             phases.append((name, verified(v)))
     room = waiting_room(wr_spike, wr_capacity)
     out.update(room)
@@ -107,10 +133,16 @@ def summarize(ladder, spike, soldout, gauge, wr_spike=None, wr_capacity=None, pr
     # Correctness over every phase.
     for k in ("over_issue", "duplicates", "lost_acceptances"):
         out[k] = sum(max(0, p.get(k, 0)) for _, p in phases)
-    out["invariants_passed"] = int(all(p.get("invariants_passed", 1) == 1 and min(
-        p.get("over_issue", 0), p.get("duplicates", 0), p.get("lost_acceptances", 0)) >= 0 for _, p in phases))
-    out["correct"] = int(out["invariants_passed"] and not (out["over_issue"] or out["duplicates"]
-                                                           or out["lost_acceptances"]))
+    out["invariants_passed"] = int(
+        all(
+            p.get("invariants_passed", 1) == 1
+            and min(p.get("over_issue", 0), p.get("duplicates", 0), p.get("lost_acceptances", 0)) >= 0
+            for _, p in phases
+        )
+    )
+    out["correct"] = int(
+        out["invariants_passed"] and not (out["over_issue"] or out["duplicates"] or out["lost_acceptances"])
+    )
     if gauge:
         out["machine_gauge_s"] = gauge["gauge_s"]
         out["machine_wakeup_us"] = gauge.get("wakeup_us", -1)
@@ -140,32 +172,46 @@ def markdown(out, ladder):
     for k in CPU:
         if k not in TARGETS:
             md.append(f"| `{k}` | | {fmt(out.get(k))} |")
-    md += ["", f"Capacity: {out['capacity_rps']:,}/s offered held with p95 {fmt(out.get('capacity_p95_ms'), ' ms')} "
-           f"(p50 {fmt(out.get('capacity_p50_ms'), ' ms')}, p99 {fmt(out.get('capacity_p99_ms'), ' ms')}).", "",
-           "| step | offered/s | accepted/s | p95 ms | p99 ms | held | API µs | consumer µs/row | Kafka µs | "
-           "Redis µs | MariaDB µs | server µs | k6 µs/req | cores | slot ms | ceilings/s (Little's law) | ended by |",
-           "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"]
+    md += [
+        "",
+        f"Capacity: {out['capacity_rps']:,}/s offered held with p95 {fmt(out.get('capacity_p95_ms'), ' ms')} "
+        f"(p50 {fmt(out.get('capacity_p50_ms'), ' ms')}, p99 {fmt(out.get('capacity_p99_ms'), ' ms')}).",
+        "",
+        "| step | offered/s | accepted/s | p95 ms | p99 ms | held | API µs | consumer µs/row | Kafka µs | "
+        "Redis µs | MariaDB µs | server µs | k6 µs/req | cores | slot ms | ceilings/s (Little's law) | ended by |",
+        "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|",
+    ]
     for s in (ladder or {}).get("steps", []):
-        md.append(f"| {s['label']} | {s['rate']:,} | {s['achieved_rps']:,.0f} | {s['p95_ms']:,.0f} | {s['p99_ms']:,.0f} | "
-                  f"{'yes' if s['passed'] else 'no'} | {fmt(s['api_cpu_us_per_accepted'])} | "
-                  f"{fmt(s['consumer_cpu_us_per_row'])} | {fmt(s['kafka_cpu_us_per_accepted'])} | "
-                  f"{fmt(s['redis_cpu_us_per_accepted'])} | {fmt(s['mariadb_cpu_us_per_accepted'])} | "
-                  f"{fmt(s['server_cpu_us_per_accepted'])} | {fmt(s['k6_cpu_us_per_request'])} | {s['cores_used']} | "
-                  f"{fmt(s.get('service_ms'))} | {ceilings_text(s)} | {s.get('ended_by', '')} |")
+        md.append(
+            f"| {s['label']} | {s['rate']:,} | {s['achieved_rps']:,.0f} | {s['p95_ms']:,.0f} | {s['p99_ms']:,.0f} | "
+            f"{'yes' if s['passed'] else 'no'} | {fmt(s['api_cpu_us_per_accepted'])} | "
+            f"{fmt(s['consumer_cpu_us_per_row'])} | {fmt(s['kafka_cpu_us_per_accepted'])} | "
+            f"{fmt(s['redis_cpu_us_per_accepted'])} | {fmt(s['mariadb_cpu_us_per_accepted'])} | "
+            f"{fmt(s['server_cpu_us_per_accepted'])} | {fmt(s['k6_cpu_us_per_request'])} | {s['cores_used']} | "
+            f"{fmt(s.get('service_ms'))} | {ceilings_text(s)} | {s.get('ended_by', '')} |"
+        )
     end = out.get("ladder_ended_by")
     if ladder:
-        md += ["", f"The ladder ended at {end['rate']:,}/s, by {end['resource']}." if end
-               else "No step of the ladder failed: its end was not reached."]
+        md += [
+            "",
+            f"The ladder ended at {end['rate']:,}/s, by {end['resource']}."
+            if end
+            else "No step of the ladder failed: its end was not reached.",
+        ]
     md.append("")
     if "spike_requests" in out:
-        md.append(f"Spike: {out['spike_users']:,} users on {out['spike_vus']:,} VUs; every user had a final answer "
-                  f"{out['spike_all_answered_s']} s after the first POST (p50 {fmt(out['spike_p50_ms'], ' ms')}, "
-                  f"p95 {fmt(out['spike_p95_ms'], ' ms')}, {out['spike_shed']:,} answers 503 and retried, "
-                  f"{out['spike_gave_up']} gave up, {out['spike_unexpected']} unexpected); consumer lag drained "
-                  f"{out['spike_drain_seconds']} s after k6 ended.")
+        md.append(
+            f"Spike: {out['spike_users']:,} users on {out['spike_vus']:,} VUs; every user had a final answer "
+            f"{out['spike_all_answered_s']} s after the first POST (p50 {fmt(out['spike_p50_ms'], ' ms')}, "
+            f"p95 {fmt(out['spike_p95_ms'], ' ms')}, {out['spike_shed']:,} answers 503 and retried, "
+            f"{out['spike_gave_up']} gave up, {out['spike_unexpected']} unexpected); consumer lag drained "
+            f"{out['spike_drain_seconds']} s after k6 ended."
+        )
     if "soldout_requests" in out:
-        md.append(f"Sold-out storm: {out['soldout_requests']:,} requests, every user answered within "
-                  f"{out['soldout_all_answered_s']} s (p95 {fmt(out['soldout_p95_ms'], ' ms')}).")
+        md.append(
+            f"Sold-out storm: {out['soldout_requests']:,} requests, every user answered within "
+            f"{out['soldout_all_answered_s']} s (p95 {fmt(out['soldout_p95_ms'], ' ms')})."
+        )
     room = [k for k in ROOM_TARGETS if k in out]
     if room:
         md += ["", "Waiting room:", "", "| figure | target | measured |", "|---|---:|---:|"]
@@ -177,19 +223,27 @@ def markdown(out, ladder):
             md.append(f"| `wr_soldout_propagation_s` | | {out.get('wr_soldout_propagation_s')} |")
         md.append("")
         if "wr_users" in out:
-            md.append(f"Spike through the waiting room: {out['wr_users']:,} users, {out['wr_queued']:,} queued, "
-                      f"{out['wr_admitted']:,} admitted; a user's first answer p95 "
-                      f"{fmt(out['wr_answer_p95_ms'], ' ms')}; ETA error over {out['wr_eta_samples']} estimates.")
+            md.append(
+                f"Spike through the waiting room: {out['wr_users']:,} users, {out['wr_queued']:,} queued, "
+                f"{out['wr_admitted']:,} admitted; a user's first answer p95 "
+                f"{fmt(out['wr_answer_p95_ms'], ' ms')}; ETA error over {out['wr_eta_samples']} estimates."
+            )
         for s in out.get("wr_capacity_steps", []):
-            md.append(f"Waiting users {s['waiting']:,}: poll p95 {s['poll_p95_ms']:.1f} ms, p99 "
-                      f"{s['poll_p99_ms']:.1f} ms over {s['polls']:,} polls; joins while filling p95 "
-                      f"{s['join_p95_ms']:.1f} ms.")
+            md.append(
+                f"Waiting users {s['waiting']:,}: poll p95 {s['poll_p95_ms']:.1f} ms, p99 "
+                f"{s['poll_p99_ms']:.1f} ms over {s['polls']:,} polls; joins while filling p95 "
+                f"{s['join_p95_ms']:.1f} ms."
+            )
         md.append("")
-    md.append(f"Correctness over every phase: over-issue {out['over_issue']}, duplicates {out['duplicates']}, "
-              f"lost 202s {out['lost_acceptances']}, invariants {'PASS' if out['invariants_passed'] else 'FAIL'}.")
+    md.append(
+        f"Correctness over every phase: over-issue {out['over_issue']}, duplicates {out['duplicates']}, "
+        f"lost 202s {out['lost_acceptances']}, invariants {'PASS' if out['invariants_passed'] else 'FAIL'}."
+    )
     if "machine_gauge_s" in out:
-        md.append(f"Host gauge before the run: 10 million Python additions in {out['machine_gauge_s']} s, a process "
-                  f"wake-up round trip {out['machine_wakeup_us']} µs (slower means a busier host).")
+        md.append(
+            f"Host gauge before the run: 10 million Python additions in {out['machine_gauge_s']} s, a process "
+            f"wake-up round trip {out['machine_wakeup_us']} µs (slower means a busier host)."
+        )
     return "\n".join(md) + "\n"
 
 
@@ -199,9 +253,15 @@ def main(argv):
         return 2
     d = argv[0]
     ladder = load(os.path.join(d, "ladder.json"))
-    out = summarize(ladder, load(os.path.join(d, "spike.json")), load(os.path.join(d, "soldout.json")),
-                    load(os.path.join(d, "gauge.json")), load(os.path.join(d, "wr-spike.json")),
-                    load(os.path.join(d, "wr-capacity-k6.json")), load(os.path.join(d, "profile.json")))
+    out = summarize(
+        ladder,
+        load(os.path.join(d, "spike.json")),
+        load(os.path.join(d, "soldout.json")),
+        load(os.path.join(d, "gauge.json")),
+        load(os.path.join(d, "wr-spike.json")),
+        load(os.path.join(d, "wr-capacity-k6.json")),
+        load(os.path.join(d, "profile.json")),
+    )
     with open(os.path.join(d, "summary.json"), "w") as f:
         json.dump(out, f, indent=2)
     text = markdown(out, ladder)

@@ -1,4 +1,5 @@
 # Shared helpers of the local harness (sourced by local/infra.sh and local/services.sh).
+# shellcheck disable=SC2034  # the settings below are read by the scripts that source this file
 # Everything lives under RUN_DIR and listens on HARNESS_HOST (127.0.0.1) at contract port + PORT_OFFSET.
 # The single-node cluster (k8s/node) runs the harness in its own network namespace on the node's
 # address instead, so that pods reach it as external Kafka, Redis and MySQL.

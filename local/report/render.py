@@ -18,6 +18,7 @@ What it draws comes from what the run already wrote, read after k6 and the verif
 Inline SVG, no script, nothing fetched: it opens on a machine without a network. Standard library
 and the verifier's journey reader only; the rows are read with the `mariadb` client when it is on PATH.
 """
+
 import argparse
 import glob
 import html
@@ -31,13 +32,14 @@ import sys
 from collections import Counter
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from verifier.waiting_room import load_journeys, percentile  # noqa: E402  (local/verifier)
+from verifier.waiting_room import load_journeys, percentile
 
 OUTCOME = re.compile(r'time="([^"]+)".*ISSUE_OUTCOME (\S+) (\w+)')
 COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"]
 
 
 # ---- inputs ---------------------------------------------------------------------------------------
+
 
 def load_json(path):
     try:
@@ -55,6 +57,7 @@ def journeys(path):
 def outcomes(path):
     """(epoch second, outcome) of each ISSUE_OUTCOME line."""
     from datetime import datetime
+
     out = []
     if not path or not os.path.exists(path):
         return out
@@ -77,13 +80,32 @@ def rows(coupon):
     client = shutil.which("mariadb") or shutil.which("mysql")
     if not m or not client or not coupon:
         return None
-    sql = ("SET time_zone = '+00:00'; SELECT ROUND(UNIX_TIMESTAMP(reserved_at) * 1000), "
-           f"ROUND(UNIX_TIMESTAMP(issued_at) * 1000) FROM issued_coupons WHERE coupon_id = {int(coupon)}")
+    sql = (
+        "SET time_zone = '+00:00'; SELECT ROUND(UNIX_TIMESTAMP(reserved_at) * 1000), "
+        f"ROUND(UNIX_TIMESTAMP(issued_at) * 1000) FROM issued_coupons WHERE coupon_id = {int(coupon)}"
+    )
     env = dict(os.environ, MYSQL_PWD=os.environ.get("DB_PASSWORD", ""))
     try:
-        res = subprocess.run([client, "-h", m.group(1), "-P", m.group(2) or "3306", "-u",
-                              os.environ.get("DB_USER", "coupon"), "-N", "-B", m.group(3), "-e", sql],
-                             env=env, capture_output=True, text=True, timeout=60)
+        res = subprocess.run(
+            [
+                client,
+                "-h",
+                m.group(1),
+                "-P",
+                m.group(2) or "3306",
+                "-u",
+                os.environ.get("DB_USER", "coupon"),
+                "-N",
+                "-B",
+                m.group(3),
+                "-e",
+                sql,
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     if res.returncode != 0:
@@ -92,6 +114,7 @@ def rows(coupon):
 
 
 # ---- series ---------------------------------------------------------------------------------------
+
 
 def per_second(times, t0):
     """Counts per whole second since t0 (ms), every second from 0 to the last one."""
@@ -153,6 +176,7 @@ def backlog(rs, t0, seconds):
 
 # ---- SVG ------------------------------------------------------------------------------------------
 
+
 def nice_max(v):
     if v <= 0:
         return 1
@@ -167,8 +191,7 @@ def fmt(v):
     return f"{v:,.0f}" if v == int(v) else f"{v:,.1f}"
 
 
-def chart(title, series, *, x_label="seconds since the first arrival", y_label="", bars=False, width=920,
-          height=250):
+def chart(title, series, *, x_label="seconds since the first arrival", y_label="", bars=False, width=920, height=250):
     """An SVG chart: series = [(label, [(x, y), ...])]; bars draws the first series as bars."""
     series = [(label, pts) for label, pts in series if pts]
     if not series:
@@ -181,61 +204,92 @@ def chart(title, series, *, x_label="seconds since the first arrival", y_label="
     ymax = nice_max(max(y for _, pts in series for _, y in pts))
     sx = lambda x: left + w * x / xmax  # noqa: E731
     sy = lambda y: top + h - h * y / ymax  # noqa: E731
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
-           f'aria-label="{html.escape(title)}">',
-           f'<text x="{left}" y="20" class="t">{html.escape(title)}</text>']
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
+        f'aria-label="{html.escape(title)}">',
+        f'<text x="{left}" y="20" class="t">{html.escape(title)}</text>',
+    ]
     for k in range(0, 5):
         y = ymax * k / 4
-        out.append(f'<line x1="{left}" x2="{left + w}" y1="{sy(y):.1f}" y2="{sy(y):.1f}" class="g"/>'
-                   f'<text x="{left - 6}" y="{sy(y) + 4:.1f}" class="a" text-anchor="end">{fmt(y)}</text>')
+        out.append(
+            f'<line x1="{left}" x2="{left + w}" y1="{sy(y):.1f}" y2="{sy(y):.1f}" class="g"/>'
+            f'<text x="{left - 6}" y="{sy(y) + 4:.1f}" class="a" text-anchor="end">{fmt(y)}</text>'
+        )
     xstep = nice_max(xmax / 8)
     x = 0
     while x <= xmax + 1e-9:
         out.append(f'<text x="{sx(x):.1f}" y="{top + h + 16}" class="a" text-anchor="middle">{fmt(x)}</text>')
         x += xstep
-    out.append(f'<text x="{left + w / 2}" y="{height - 6}" class="a" text-anchor="middle">'
-               f'{html.escape(x_label)}</text>')
+    out.append(
+        f'<text x="{left + w / 2}" y="{height - 6}" class="a" text-anchor="middle">{html.escape(x_label)}</text>'
+    )
     if y_label:
-        out.append(f'<text x="14" y="{top + h / 2}" class="a" text-anchor="middle" '
-                   f'transform="rotate(-90 14 {top + h / 2})">{html.escape(y_label)}</text>')
+        out.append(
+            f'<text x="14" y="{top + h / 2}" class="a" text-anchor="middle" '
+            f'transform="rotate(-90 14 {top + h / 2})">{html.escape(y_label)}</text>'
+        )
     for i, (label, pts) in enumerate(series):
         colour = COLOURS[i % len(COLOURS)]
         if bars and i == 0:
             bw = max(2.0, min(w / max(len(pts), 1) * 0.6, w * 0.35 / max(xmax, 1)))
             for px, py in pts:
-                out.append(f'<rect x="{sx(px) - bw / 2:.1f}" y="{sy(py):.1f}" width="{bw:.1f}" '
-                           f'height="{max(0.0, top + h - sy(py)):.1f}" fill="{colour}" opacity="0.8"/>')
+                out.append(
+                    f'<rect x="{sx(px) - bw / 2:.1f}" y="{sy(py):.1f}" width="{bw:.1f}" '
+                    f'height="{max(0.0, top + h - sy(py)):.1f}" fill="{colour}" opacity="0.8"/>'
+                )
         else:
             d = " ".join(f"{sx(px):.1f},{sy(py):.1f}" for px, py in pts)
             out.append(f'<polyline points="{d}" fill="none" stroke="{colour}" stroke-width="1.8"/>')
         lx = left + i * 260
-        out.append(f'<rect x="{lx}" y="{top - 20}" width="10" height="10" fill="{colour}"/>'
-                   f'<text x="{lx + 14}" y="{top - 11}" class="a">{html.escape(label)}</text>')
-    out.append(f'<line x1="{left}" x2="{left}" y1="{top}" y2="{top + h}" class="ax"/>'
-               f'<line x1="{left}" x2="{left + w}" y1="{top + h}" y2="{top + h}" class="ax"/></svg>')
+        out.append(
+            f'<rect x="{lx}" y="{top - 20}" width="10" height="10" fill="{colour}"/>'
+            f'<text x="{lx + 14}" y="{top - 11}" class="a">{html.escape(label)}</text>'
+        )
+    out.append(
+        f'<line x1="{left}" x2="{left}" y1="{top}" y2="{top + h}" class="ax"/>'
+        f'<line x1="{left}" x2="{left + w}" y1="{top + h}" y2="{top + h}" class="ax"/></svg>'
+    )
     return "\n".join(out)
 
 
 # ---- the report -----------------------------------------------------------------------------------
 
+
 def verdict_table(verification):
     checks = (verification or {}).get("checks") or {}
     if not checks:
         return ""
-    rows_html = "".join(f'<tr><td class="{"pass" if ok else "fail"}">{"PASS" if ok else "FAIL"}</td>'
-                        f"<td>{html.escape(name)}</td></tr>" for name, ok in checks.items())
+    rows_html = "".join(
+        f'<tr><td class="{"pass" if ok else "fail"}">{"PASS" if ok else "FAIL"}</td><td>{html.escape(name)}</td></tr>'
+        for name, ok in checks.items()
+    )
     return f'<table class="checks">{rows_html}</table>'
 
 
 def figures(k6):
-    keys = [("users", "users"), ("requests", "issuance POSTs"), ("accepted", "202 accepted"),
-            ("sold_out", "410 sold out"), ("shed", "503 shed"), ("not_open", "403 not open"),
-            ("unexpected", "unexpected"), ("p95_ms", "issuance p95 ms"), ("p99_ms", "issuance p99 ms"),
-            ("wr_joined", "joined the room"), ("wr_queued", "queued"), ("wr_admitted", "admitted"),
-            ("wr_join_p95_ms", "join p95 ms"), ("wr_poll_p95_ms", "poll p95 ms")]
-    cells = [f"<tr><td>{label}</td><td>{round(k6[key]):,}</td></tr>" if isinstance(k6.get(key), (int, float))
-             else f"<tr><td>{label}</td><td></td></tr>"
-             for key, label in keys if key in (k6 or {})]
+    keys = [
+        ("users", "users"),
+        ("requests", "issuance POSTs"),
+        ("accepted", "202 accepted"),
+        ("sold_out", "410 sold out"),
+        ("shed", "503 shed"),
+        ("not_open", "403 not open"),
+        ("unexpected", "unexpected"),
+        ("p95_ms", "issuance p95 ms"),
+        ("p99_ms", "issuance p99 ms"),
+        ("wr_joined", "joined the room"),
+        ("wr_queued", "queued"),
+        ("wr_admitted", "admitted"),
+        ("wr_join_p95_ms", "join p95 ms"),
+        ("wr_poll_p95_ms", "poll p95 ms"),
+    ]
+    cells = [
+        f"<tr><td>{label}</td><td>{round(k6[key]):,}</td></tr>"
+        if isinstance(k6.get(key), (int, float))
+        else f"<tr><td>{label}</td><td></td></tr>"
+        for key, label in keys
+        if key in (k6 or {})
+    ]
     return f'<table class="figures">{"".join(cells)}</table>' if cells else ""
 
 
@@ -257,43 +311,86 @@ def run_section(name, k6, log, dashboard, verification):
         ends = [t for j in js for t in (j.get("endedAt"), j.get("issuedAt")) if t] + [w for _, w in (rs or [])]
         seconds = max(1.0, (max(ends) - t0) / 1000 if ends else 1.0)
         if js:
-            charts.append(chart("Users waiting in the queue", [("waiting", waiting(js, t0, seconds))],
-                                y_label="users"))
+            charts.append(chart("Users waiting in the queue", [("waiting", waiting(js, t0, seconds))], y_label="users"))
             admitted = [j["admittedAt"] for j in js if j.get("admittedAt")]
-            charts.append(chart("Users admitted per admission step", [("admitted in the step", steps(admitted, t0))],
-                                bars=True, y_label="users"))
-            charts.append(chart("Answer time p95 per second", [
-                ("join (arrival → place in line)",
-                 p95_per_second([(j["sentAt"], j["joinedAt"] - j["sentAt"]) for j in js if j.get("joinedAt")], t0)),
-                ("issuance (admitted → 202/410)",
-                 p95_per_second([(j["admittedSeenAt"], j["issuedAt"] - j["admittedSeenAt"])
-                                 for j in js if j.get("issuedAt") and j.get("admittedSeenAt")], t0))],
-                y_label="ms"))
+            charts.append(
+                chart(
+                    "Users admitted per admission step",
+                    [("admitted in the step", steps(admitted, t0))],
+                    bars=True,
+                    y_label="users",
+                )
+            )
+            charts.append(
+                chart(
+                    "Answer time p95 per second",
+                    [
+                        (
+                            "join (arrival → place in line)",
+                            p95_per_second(
+                                [(j["sentAt"], j["joinedAt"] - j["sentAt"]) for j in js if j.get("joinedAt")], t0
+                            ),
+                        ),
+                        (
+                            "issuance (admitted → 202/410)",
+                            p95_per_second(
+                                [
+                                    (j["admittedSeenAt"], j["issuedAt"] - j["admittedSeenAt"])
+                                    for j in js
+                                    if j.get("issuedAt") and j.get("admittedSeenAt")
+                                ],
+                                t0,
+                            ),
+                        ),
+                    ],
+                    y_label="ms",
+                )
+            )
         if rs:
-            charts.append(chart("Issuances per second", [
-                ("reserved (202)", per_second([r for r, _ in rs], t0)),
-                ("written to MariaDB by the consumer", per_second([w for _, w in rs], t0))],
-                y_label="per second"))
-            charts.append(chart("Consumer lag: reserved, not yet written", [("records", backlog(rs, t0, seconds))],
-                                y_label="records"))
+            charts.append(
+                chart(
+                    "Issuances per second",
+                    [
+                        ("reserved (202)", per_second([r for r, _ in rs], t0)),
+                        ("written to MariaDB by the consumer", per_second([w for _, w in rs], t0)),
+                    ],
+                    y_label="per second",
+                )
+            )
+            charts.append(
+                chart(
+                    "Consumer lag: reserved, not yet written",
+                    [("records", backlog(rs, t0, seconds))],
+                    y_label="records",
+                )
+            )
     if not rs:
         oc = outcomes(log)
         if oc:
             s0 = min(t for t, _ in oc) * 1000
-            charts.append(chart("Issuance answers per second (k6's outcome lines)", [
-                ("202 accepted", per_second([t * 1000 for t, o in oc if o == "accepted"], s0)),
-                ("503 shed", per_second([t * 1000 for t, o in oc if o == "shed"], s0))],
-                x_label="seconds since the first answer logged", y_label="per second"))
+            charts.append(
+                chart(
+                    "Issuance answers per second (k6's outcome lines)",
+                    [
+                        ("202 accepted", per_second([t * 1000 for t, o in oc if o == "accepted"], s0)),
+                        ("503 shed", per_second([t * 1000 for t, o in oc if o == "shed"], s0)),
+                    ],
+                    x_label="seconds since the first answer logged",
+                    y_label="per second",
+                )
+            )
     if not charts:
         parts.append('<p class="sub">No timeline recorded for this run (no journeys, no rows reachable).</p>')
     parts.extend(f'<div class="chart">{c}</div>' for c in charts if c)
     if dashboard and os.path.exists(dashboard):
         with open(dashboard, errors="replace") as f:
             doc = f.read()
-        parts.append(f'<h3>k6 web dashboard <a href="{html.escape(os.path.basename(dashboard))}">'
-                     f"(open alone)</a></h3>"
-                     f'<iframe class="k6" title="k6 web dashboard of {html.escape(name)}" '
-                     f'srcdoc="{html.escape(doc, quote=True)}"></iframe>')
+        parts.append(
+            f'<h3>k6 web dashboard <a href="{html.escape(os.path.basename(dashboard))}">'
+            f"(open alone)</a></h3>"
+            f'<iframe class="k6" title="k6 web dashboard of {html.escape(name)}" '
+            f'srcdoc="{html.escape(doc, quote=True)}"></iframe>'
+        )
     return "\n".join(parts)
 
 
@@ -303,16 +400,31 @@ def runs(out):
     demo = os.path.join(out, "k6-summary.json")
     if os.path.exists(demo):
         summary = load_json(os.path.join(out, "summary.json")) or {}
-        log = next((p for p in (os.path.join(out, "journeys.log"), os.path.join(out, "k6.log")) if os.path.exists(p)),
-                   None)
-        found.append(("the spike", load_json(demo) or summary.get("k6"), log,
-                      os.path.join(out, "k6-summary.dashboard.html"), summary.get("verification")))
+        log = next(
+            (p for p in (os.path.join(out, "journeys.log"), os.path.join(out, "k6.log")) if os.path.exists(p)), None
+        )
+        found.append(
+            (
+                "the spike",
+                load_json(demo) or summary.get("k6"),
+                log,
+                os.path.join(out, "k6-summary.dashboard.html"),
+                summary.get("verification"),
+            )
+        )
         return found
     for path in sorted(glob.glob(os.path.join(out, "*-k6.json"))):
         name = os.path.basename(path)[: -len("-k6.json")]
         judged = load_json(os.path.join(out, f"{name}.json")) or {}
-        found.append((name, load_json(path), os.path.join(out, f"{name}-k6.log"),
-                      path[: -len(".json")] + ".dashboard.html", judged.get("verification")))
+        found.append(
+            (
+                name,
+                load_json(path),
+                os.path.join(out, f"{name}-k6.log"),
+                path[: -len(".json")] + ".dashboard.html",
+                judged.get("verification"),
+            )
+        )
     return found
 
 
@@ -341,13 +453,18 @@ def main(argv=None):
     summary = load_json(os.path.join(a.out, "summary.json")) or {}
     verdict = (summary.get("verification") or {}).get("passed")
     title = a.title or f"coupon-event run: {os.path.basename(os.path.abspath(a.out))}"
-    head = "" if verdict is None else (f'<p class="{"pass" if verdict else "fail"}">verdict: '
-                                       f'{"PASS" if verdict else "FAIL"}</p>')
+    head = (
+        ""
+        if verdict is None
+        else (f'<p class="{"pass" if verdict else "fail"}">verdict: {"PASS" if verdict else "FAIL"}</p>')
+    )
     body = "\n".join(run_section(*r) for r in found)
-    page = (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
-            f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>"
-            f'<p class="sub">summary: summary.json in this folder; charts from the run\'s own records '
-            f"(k6's journeys and outcome lines, the coupon's rows in MariaDB)</p>{head}{body}</body></html>")
+    page = (
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+        f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>"
+        f'<p class="sub">summary: summary.json in this folder; charts from the run\'s own records '
+        f"(k6's journeys and outcome lines, the coupon's rows in MariaDB)</p>{head}{body}</body></html>"
+    )
     path = os.path.join(a.out, "report.html")
     with open(path, "w") as f:
         f.write(page)

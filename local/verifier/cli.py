@@ -16,6 +16,7 @@
 Connection settings come from the environment the harness prints (`local/infra.sh env`) plus
 PORT_OFFSET: API_URL, DB_URL, DB_USER, DB_PASSWORD, KAFKA_BOOTSTRAP, JWT_SECRET.
 """
+
 import argparse
 import json
 import os
@@ -40,8 +41,9 @@ def duration_ms(text):
 
 
 def parser():
-    p = argparse.ArgumentParser(prog="local/verify.sh", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="local/verify.sh", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = p.add_subparsers(dest="cmd", required=True)
     t = sub.add_parser("token")
     t.add_argument("--sub", default="admin")
@@ -61,17 +63,32 @@ def parser():
     v.add_argument("--lag-timeout", type=float, default=30, help="seconds for the group's lag to reach 0")
     v.add_argument("--no-kafka", action="store_true", help="skip the consumer-group lag check")
     v.add_argument("--ignore-thresholds", action="store_true", help="k6 thresholds are reported, not judged")
-    v.add_argument("--latency-reported", action="store_true",
-                   help="latency thresholds are reported, not judged (failure thresholds still are)")
-    v.add_argument("--outcomes", action="append", default=[],
-                   help="k6 console output with ISSUE_OUTCOME lines (LOG_OUTCOMES=1), once per k6 run: the 202s "
-                        "and rows are then compared per user, not counted")
+    v.add_argument(
+        "--latency-reported",
+        action="store_true",
+        help="latency thresholds are reported, not judged (failure thresholds still are)",
+    )
+    v.add_argument(
+        "--outcomes",
+        action="append",
+        default=[],
+        help="k6 console output with ISSUE_OUTCOME lines (LOG_OUTCOMES=1), once per k6 run: the 202s "
+        "and rows are then compared per user, not counted",
+    )
     v.add_argument("--journeys", help="k6 console output of waiting-room.js (WR_JOURNEY lines)")
-    v.add_argument("--sub-window", type=duration_ms, default=6000, dest="sub_window_ms",
-                   help="the zone's sub-window as the waiting room is configured with it (2s, 2000ms): order slack")
+    v.add_argument(
+        "--sub-window",
+        type=duration_ms,
+        default=6000,
+        dest="sub_window_ms",
+        help="the zone's sub-window as the waiting room is configured with it (2s, 2000ms): order slack",
+    )
     v.add_argument("--eta-p90-max", type=float, default=0.20, help="ETA error p90 target (ratio)")
-    v.add_argument("--eta-reported", action="store_true",
-                   help="report the ETA error against its target instead of judging it (make bench)")
+    v.add_argument(
+        "--eta-reported",
+        action="store_true",
+        help="report the ETA error against its target instead of judging it (make bench)",
+    )
     v.add_argument("--spike-cpu", help="cpu watch output over the spike's arrivals: reported with the summary")
     v.add_argument("--profile", help="the harness profile in force (local/harness_profile.py json): in the summary")
     v.add_argument("--out")
@@ -137,15 +154,31 @@ def verify(a, settings):
             with open(path, errors="replace") as f:
                 lines.extend(f)
         outcomes = parse_outcomes(lines)
-    observed = Observed(coupon=coupon, quantity=a.quantity, rows=rows, issued=issued, k6=k6,
-                        drain_seconds=drain, persist_span_s=span, reconciliation=rec, lag=lag,
-                        group=settings.group, judge_thresholds=not a.ignore_thresholds,
-                        latency_reported=a.latency_reported, outcomes=outcomes)
+    observed = Observed(
+        coupon=coupon,
+        quantity=a.quantity,
+        rows=rows,
+        issued=issued,
+        k6=k6,
+        drain_seconds=drain,
+        persist_span_s=span,
+        reconciliation=rec,
+        lag=lag,
+        group=settings.group,
+        judge_thresholds=not a.ignore_thresholds,
+        latency_reported=a.latency_reported,
+        outcomes=outcomes,
+    )
     checks = evaluate(observed)
     room = None
     if a.journeys:
-        room = waiting_room.RoomObserved(waiting_room.load_journeys(a.journeys), a.sub_window_ms,
-                                         [u for u, _ in issued], eta_error_p90_max=a.eta_p90_max, eta_reported=a.eta_reported)
+        room = waiting_room.RoomObserved(
+            waiting_room.load_journeys(a.journeys),
+            a.sub_window_ms,
+            [u for u, _ in issued],
+            eta_error_p90_max=a.eta_p90_max,
+            eta_reported=a.eta_reported,
+        )
         checks = checks + waiting_room.evaluate(room)
     res = verification(observed, checks)
     if room is not None:
@@ -166,13 +199,15 @@ def verify(a, settings):
 
 
 def waiting_room_summary(k6, f):
-    return (f"  waiting room: {f['journeys']} users, {f['queued']} queued (at most {f['max_waiting_users']} at once), "
-            f"{f['admitted']} admitted, {f['issued']} issued, {f['told_sold_out']} told sold out\n"
-            f"  join p95 {k6.get('wr_join_p95_ms')} ms, poll p95 {k6.get('wr_poll_p95_ms')} ms, "
-            f"first answer p95 {k6.get('wr_answer_p95_ms')} ms (max {k6.get('wr_answer_max_ms')} ms)\n"
-            f"  order inversions {f['order_inversions']}, ETA error p90 {f['eta_error_p90_pct']}% "
-            f"({f['eta_samples']} users), sold-out propagation {f['soldout_propagation_s']} s "
-            f"(p95 {f['soldout_propagation_p95_s']} s, {f['soldout_told_waiting_users']} waiting users)\n")
+    return (
+        f"  waiting room: {f['journeys']} users, {f['queued']} queued (at most {f['max_waiting_users']} at once), "
+        f"{f['admitted']} admitted, {f['issued']} issued, {f['told_sold_out']} told sold out\n"
+        f"  join p95 {k6.get('wr_join_p95_ms')} ms, poll p95 {k6.get('wr_poll_p95_ms')} ms, "
+        f"first answer p95 {k6.get('wr_answer_p95_ms')} ms (max {k6.get('wr_answer_max_ms')} ms)\n"
+        f"  order inversions {f['order_inversions']}, ETA error p90 {f['eta_error_p90_pct']}% "
+        f"({f['eta_samples']} users), sold-out propagation {f['soldout_propagation_s']} s "
+        f"(p95 {f['soldout_propagation_p95_s']} s, {f['soldout_told_waiting_users']} waiting users)\n"
+    )
 
 
 def spike_cpu_summary(c):
@@ -188,8 +223,14 @@ def spike_cpu_summary(c):
 
 
 def bench_report(a):
-    out = report.bench_summary(load(a.main), load(a.soldout), sustained=load_if_present(a.sustained),
-                               cpu=load_if_present(a.cpu), gauge=load_if_present(a.gauge), cores=os.cpu_count() or 1)
+    out = report.bench_summary(
+        load(a.main),
+        load(a.soldout),
+        sustained=load_if_present(a.sustained),
+        cpu=load_if_present(a.cpu),
+        gauge=load_if_present(a.gauge),
+        cores=os.cpu_count() or 1,
+    )
     text = report.bench_markdown(out, load_if_present(a.cpu))
     write_json(a.json, out, indent=2)
     with open(a.markdown, "w") as f:
@@ -221,8 +262,10 @@ def main(argv=None):
     elif a.cmd == "quiet":
         q = machine.wait_quiet(a.max_cores, a.hold, a.timeout)
         state = "quiet" if q["quiet"] else "still busy, going on"
-        log(f"machine {state} after {q['waited_s']} s: {q['busy_cores']} of {os.cpu_count()} cores busy "
-            f"(at most {a.max_cores} for {a.hold} s wanted)")
+        log(
+            f"machine {state} after {q['waited_s']} s: {q['busy_cores']} of {os.cpu_count()} cores busy "
+            f"(at most {a.max_cores} for {a.hold} s wanted)"
+        )
     elif a.action == "snapshot":
         write_json(a.file, machine.cpu_snapshot(settings.offset))
     elif a.action == "watch":

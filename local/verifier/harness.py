@@ -1,5 +1,6 @@
 """Access to the running harness: the admin API over HTTP, MariaDB through PyMySQL, and the Kafka
 consumer group through the Kafka CLI classes of the harness's own jars."""
+
 import datetime as dt
 import glob
 import json
@@ -42,7 +43,7 @@ def http(method, url, body=None, bearer=None, timeout=10):
 
 
 def iso(t):
-    return dt.datetime.fromtimestamp(t, dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    return dt.datetime.fromtimestamp(t, dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
 class Api:
@@ -65,8 +66,12 @@ class Api:
         """Creates or replaces a coupon; it opens two seconds in the past so it is open the moment
         the API has it."""
         now = time.time()
-        body = {"name": name or f"coupon {coupon}", "quantity": quantity,
-                "opensAt": iso(now + opens_in - 2), "closesAt": iso(now + opens_in + duration)}
+        body = {
+            "name": name or f"coupon {coupon}",
+            "quantity": quantity,
+            "opensAt": iso(now + opens_in - 2),
+            "closesAt": iso(now + opens_in + duration),
+        }
         url = f"{self.settings.api_url}/api/v1/admin/coupons/{coupon}"
         for _ in range(10):
             status, answer = http("PUT", url, body, self._admin())
@@ -79,8 +84,9 @@ class Api:
         return answer
 
     def reconciliation(self, coupon):
-        status, answer = http("GET", f"{self.settings.api_url}/api/v1/admin/coupons/{coupon}/reconciliation",
-                              bearer=self._admin())
+        status, answer = http(
+            "GET", f"{self.settings.api_url}/api/v1/admin/coupons/{coupon}/reconciliation", bearer=self._admin()
+        )
         return answer if status == 200 and isinstance(answer, dict) else None
 
     def settled_reconciliation(self, coupon, timeout):
@@ -100,8 +106,16 @@ class Database:
         import pymysql  # the verifier's pinned driver (local/verifier/requirements.txt)
 
         host, port, db = settings.db_address()
-        self._conn = pymysql.connect(host=host, port=port, user=settings.db_user, password=settings.db_password,
-                                     database=db, autocommit=True, connect_timeout=30, read_timeout=60)
+        self._conn = pymysql.connect(
+            host=host,
+            port=port,
+            user=settings.db_user,
+            password=settings.db_password,
+            database=db,
+            autocommit=True,
+            connect_timeout=30,
+            read_timeout=60,
+        )
 
     def _query(self, sql, *params):
         with self._conn.cursor() as cur:
@@ -113,13 +127,17 @@ class Database:
 
     def issued(self, coupon):
         """(user_id, slot) of every row of the coupon."""
-        return [(u, int(s)) for u, s in
-                self._query("SELECT user_id, slot FROM issued_coupons WHERE coupon_id = %s", coupon)]
+        return [
+            (u, int(s)) for u, s in self._query("SELECT user_id, slot FROM issued_coupons WHERE coupon_id = %s", coupon)
+        ]
 
     def persist_span(self, coupon):
         """Seconds between the coupon's first and last row (0 with fewer than two)."""
-        micros = self._query("SELECT TIMESTAMPDIFF(MICROSECOND, MIN(issued_at), MAX(issued_at)) "
-                             "FROM issued_coupons WHERE coupon_id = %s", coupon)[0][0]
+        micros = self._query(
+            "SELECT TIMESTAMPDIFF(MICROSECOND, MIN(issued_at), MAX(issued_at)) "
+            "FROM issued_coupons WHERE coupon_id = %s",
+            coupon,
+        )[0][0]
         return int(micros) / 1e6 if micros is not None else 0.0
 
     def wait_drained(self, coupon, accepted, timeout, settle=3.0):
@@ -149,9 +167,19 @@ def kafka_lag(settings):
     if not libs:
         return None, "no Kafka jars under .tools/kafka*/libs"
     java = os.path.join(os.environ.get("JAVA_HOME", "/usr/lib/jvm/temurin-25-jdk-amd64"), "bin", "java")
-    cmd = [java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp", os.path.join(libs[-1], "*"),
-           "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
-           "--bootstrap-server", settings.kafka_bootstrap, "--describe", "--group", settings.group]
+    cmd = [
+        java,
+        "-Xmx256m",
+        "-XX:TieredStopAtLevel=1",
+        "-cp",
+        os.path.join(libs[-1], "*"),
+        "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand",
+        "--bootstrap-server",
+        settings.kafka_bootstrap,
+        "--describe",
+        "--group",
+        settings.group,
+    ]
     try:
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=90)
     except (OSError, subprocess.TimeoutExpired) as e:

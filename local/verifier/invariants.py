@@ -4,9 +4,11 @@ Pure: `Observed` holds what the harness answered (rows, reconciliation, lag) and
 `evaluate` runs every applicable row of `INVARIANTS` and returns the checks in table order.
 A check's `ok` is True/False, or None for a line that is reported but not judged.
 """
+
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, NamedTuple, Optional
+from typing import NamedTuple
 
 OUTCOME_LINE = re.compile(r"ISSUE_OUTCOME (\S+) (accepted|shed|timed_out)\b")
 
@@ -15,6 +17,7 @@ OUTCOME_LINE = re.compile(r"ISSUE_OUTCOME (\S+) (accepted|shed|timed_out)\b")
 class Outcomes:
     """Who got which answer, from the `ISSUE_OUTCOME <user> <outcome>` lines k6 prints with LOG_OUTCOMES=1
     (loadtests/lib/api.js): one line per 202, 503 and request without an answer."""
+
     accepted: frozenset = frozenset()  # users answered 202
     ambiguous: frozenset = frozenset()  # users answered 503, or not at all, at least once: may hold a coupon
     accepted_answers: int = 0  # 202 lines: the log is complete when it equals k6's count of 202s
@@ -38,18 +41,18 @@ def parse_outcomes(lines):
 @dataclass(frozen=True)
 class Observed:
     coupon: int
-    quantity: Optional[int]
+    quantity: int | None
     rows: int
     issued: list  # (user_id, slot) per row
     k6: dict = field(default_factory=dict)  # the k6 JSON summary ({} without one)
-    drain_seconds: Optional[float] = None  # time to reach the accepted count; None: never reached
+    drain_seconds: float | None = None  # time to reach the accepted count; None: never reached
     persist_span_s: float = 0.0
-    reconciliation: Optional[dict] = None  # the admin endpoint's answer; None: no answer
-    lag: Optional[int] = None  # the consumer group's lag; None: not checked
+    reconciliation: dict | None = None  # the admin endpoint's answer; None: no answer
+    lag: int | None = None  # the consumer group's lag; None: not checked
     group: str = "coupon-consumer"
     judge_thresholds: bool = True  # False: --ignore-thresholds
     latency_reported: bool = False  # latency thresholds reported, not judged
-    outcomes: Optional[Outcomes] = None  # per user answers; None: judged by counts only
+    outcomes: Outcomes | None = None  # per user answers; None: judged by counts only
 
     def k(self, key, default=0):
         return int(self.k6.get(key, default) or 0)
@@ -126,10 +129,10 @@ class Observed:
         offset, users = self.k("user_offset"), self.k("users")
 
         def in_run(u):
-            if not u.startswith(prefix) or not u[len(prefix):].isdigit():
+            if not u.startswith(prefix) or not u[len(prefix) :].isdigit():
                 return False
-            i = int(u[len(prefix):]) - offset
-            return 0 <= i and (users == 0 or i < users)
+            i = int(u[len(prefix) :]) - offset
+            return i >= 0 and (users == 0 or i < users)
 
         return sum(1 for u, _ in self.issued if not in_run(u))
 
@@ -163,7 +166,7 @@ class Invariant(NamedTuple):
 
 class Check(NamedTuple):
     name: str
-    ok: Optional[bool]
+    ok: bool | None
     detail: str
 
 
@@ -174,6 +177,7 @@ def invariant(name, when=lambda o: True):
     def add(judge):
         INVARIANTS.append(Invariant(name, when, judge))
         return judge
+
     return add
 
 
@@ -197,9 +201,11 @@ def _(o):
 @invariant("no stranded stock", when=_quantity)
 def _(o):
     # Rows beyond the requesters are allowed up to the number of ambiguous answers, and no further.
-    detail = (f"{o.rows} rows, expected min(quantity {o.quantity}, requesters {o.requesters}) = {o.expected_rows}"
-              + (f" (up to {o.most_rows} with the {o.ambiguous} answered 503 or timed out)"
-                 if o.most_rows > o.expected_rows else ""))
+    detail = f"{o.rows} rows, expected min(quantity {o.quantity}, requesters {o.requesters}) = {o.expected_rows}" + (
+        f" (up to {o.most_rows} with the {o.ambiguous} answered 503 or timed out)"
+        if o.most_rows > o.expected_rows
+        else ""
+    )
     return o.expected_rows <= o.rows <= o.most_rows, detail
 
 
@@ -210,8 +216,10 @@ def _(o):
 
 @invariant("one coupon per user")
 def _(o):
-    return (o.duplicates == 0 and o.duplicate_slots == 0,
-            f"{o.distinct_users} distinct users in {len(o.issued)} rows, {o.duplicate_slots} shared slots")
+    return (
+        o.duplicates == 0 and o.duplicate_slots == 0,
+        f"{o.distinct_users} distinct users in {len(o.issued)} rows, {o.duplicate_slots} shared slots",
+    )
 
 
 def _some(users, n=5):
@@ -224,23 +232,33 @@ def _(o):
     if o.outcomes is None:
         return o.lost_acceptances == 0, f"{o.rows} rows for {o.accepted} accepted{drained}"
     if not o.outcomes_complete:
-        return False, (f"the outcome log names {o.outcomes.accepted_answers} of the {o.accepted} 202s k6 counted: "
-                       f"cannot judge per user{drained}")
+        return False, (
+            f"the outcome log names {o.outcomes.accepted_answers} of the {o.accepted} 202s k6 counted: "
+            f"cannot judge per user{drained}"
+        )
     lost = o.lost_users
-    return not lost, (f"{len(o.outcomes.accepted)} users answered 202, {len(lost)} of them without a row"
-                      + (f" ({_some(lost)})" if lost else "") + f"; {o.rows} rows{drained}")
+    return not lost, (
+        f"{len(o.outcomes.accepted)} users answered 202, {len(lost)} of them without a row"
+        + (f" ({_some(lost)})" if lost else "")
+        + f"; {o.rows} rows{drained}"
+    )
 
 
 @invariant("no row without a 202")
 def _(o):
     if o.outcomes is not None:
         extra = o.users_without_202
-        return (not extra and o.strangers == 0,
-                f"{len(extra)} users hold a row without a 202 or an ambiguous answer"
-                + (f" ({_some(extra)})" if extra else "") + f", {o.strangers} from users outside this run")
-    return (o.rows_without_202 <= o.ambiguous and o.strangers == 0,
-            f"{o.rows_without_202} extra rows (allowed up to {o.ambiguous} answered 503 or timed out, "
-            f"each possibly landed), {o.strangers} from users outside this run")
+        return (
+            not extra and o.strangers == 0,
+            f"{len(extra)} users hold a row without a 202 or an ambiguous answer"
+            + (f" ({_some(extra)})" if extra else "")
+            + f", {o.strangers} from users outside this run",
+        )
+    return (
+        o.rows_without_202 <= o.ambiguous and o.strangers == 0,
+        f"{o.rows_without_202} extra rows (allowed up to {o.ambiguous} answered 503 or timed out, "
+        f"each possibly landed), {o.strangers} from users outside this run",
+    )
 
 
 @invariant("Redis view = MySQL")
@@ -248,10 +266,11 @@ def _(o):
     rec = o.reconciliation
     if rec is None:
         return False, "reconciliation endpoint gave no answer"
-    ok = (rec.get("consistent") and rec.get("pending") == 0
-          and rec.get("redisIssued") == rec.get("mysqlRows") == o.rows)
-    return ok, (f"redisIssued {rec.get('redisIssued')}, mysqlRows {rec.get('mysqlRows')}, "
-                f"pending {rec.get('pending')}, remaining {rec.get('remaining')}, consistent {rec.get('consistent')}")
+    ok = rec.get("consistent") and rec.get("pending") == 0 and rec.get("redisIssued") == rec.get("mysqlRows") == o.rows
+    return ok, (
+        f"redisIssued {rec.get('redisIssued')}, mysqlRows {rec.get('mysqlRows')}, "
+        f"pending {rec.get('pending')}, remaining {rec.get('remaining')}, consistent {rec.get('consistent')}"
+    )
 
 
 @invariant("consumer lag 0", when=lambda o: o.lag is not None)
@@ -267,8 +286,10 @@ def _(o):
 
 @invariant("no unexpected answers", when=_k6)
 def _(o):
-    return (o.k6.get("unexpected", 1) == 0 and o.k("gave_up") == 0,
-            f"{o.k6.get('unexpected')} unexpected, {o.k('gave_up')} gave up after 503s")
+    return (
+        o.k6.get("unexpected", 1) == 0 and o.k("gave_up") == 0,
+        f"{o.k6.get('unexpected')} unexpected, {o.k('gave_up')} gave up after 503s",
+    )
 
 
 @invariant("every 202 seen ISSUED by its user", when=lambda o: bool(o.k("confirmed") or o.k("unconfirmed")))
@@ -284,15 +305,19 @@ def _(o):
 @invariant("k6 thresholds", when=_thresholds)
 def _(o):
     failed, latency = o.thresholds()
-    return not failed, (("all passed" if not failed else "failed: " + "; ".join(failed))
-                        + (" (latency reported below, not judged)" if latency else ""))
+    return not failed, (
+        ("all passed" if not failed else "failed: " + "; ".join(failed))
+        + (" (latency reported below, not judged)" if latency else "")
+    )
 
 
 @invariant("latency targets", when=lambda o: _thresholds(o) and o.latency_reported)
 def _(o):
     missed = [k for k, ok in o.thresholds()[1].items() if not ok]
-    return None, (("all met" if not missed else "missed: " + "; ".join(missed))
-                  + f" (p95 {o.k6.get('p95_ms')} ms); reported, not judged")
+    return None, (
+        ("all met" if not missed else "missed: " + "; ".join(missed))
+        + f" (p95 {o.k6.get('p95_ms')} ms); reported, not judged"
+    )
 
 
 def evaluate(observed):

@@ -1,5 +1,6 @@
 """The machine under the harness: CPU share per harness process, a gauge of the host's speed, and
 the CPU a command used (k6 in the benchmark)."""
+
 import os
 import re
 import resource
@@ -7,8 +8,14 @@ import subprocess
 import time
 
 # Contract ports (docs/contract.md) -> the role listening there.
-ROLES = {8080: "coupon-api", 8090: "coupon-consumer", 8070: "coupon-waiting-room", 13306: "mariadb",
-         **{p: "redis" for p in range(7001, 7007)}, **{p: "kafka" for p in (19092, 19093, 19094)}}
+ROLES = {
+    8080: "coupon-api",
+    8090: "coupon-consumer",
+    8070: "coupon-waiting-room",
+    13306: "mariadb",
+    **{p: "redis" for p in range(7001, 7007)},
+    **{p: "kafka" for p in (19092, 19093, 19094)},
+}
 
 
 def harness_pids(offset):
@@ -49,8 +56,11 @@ def machine_ticks():
 
 def cpu_snapshot(offset):
     busy, total = machine_ticks()
-    return {"time": time.time(), "machine": {"busy": busy, "total": total},
-            "roles": {r: {str(p): ticks(p) or 0 for p in sorted(pids)} for r, pids in harness_pids(offset).items()}}
+    return {
+        "time": time.time(),
+        "machine": {"busy": busy, "total": total},
+        "roles": {r: {str(p): ticks(p) or 0 for p in sorted(pids)} for r, pids in harness_pids(offset).items()},
+    }
 
 
 def cpu_diff(before, extra_cpu_seconds=()):
@@ -133,5 +143,9 @@ def timed(command):
     start = time.time()
     rc = subprocess.call(command)
     ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return rc, {"cpu_s": round(ru.ru_utime + ru.ru_stime, 2), "wall_s": round(time.time() - start, 2),
-                "max_rss_mb": round(ru.ru_maxrss / 1024), "rc": rc}
+    return rc, {
+        "cpu_s": round(ru.ru_utime + ru.ru_stime, 2),
+        "wall_s": round(time.time() - start, 2),
+        "max_rss_mb": round(ru.ru_maxrss / 1024),
+        "rc": rc,
+    }

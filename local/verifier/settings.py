@@ -1,5 +1,6 @@
 """Where the local harness listens: the environment `local/infra.sh env` prints, plus PORT_OFFSET
 (every contract port + PORT_OFFSET, so harnesses can run side by side)."""
+
 import os
 import re
 from dataclasses import dataclass

@@ -2,6 +2,7 @@
 
 Standard library only, so tests without the verifier's dependencies can import it too.
 """
+
 import base64
 import hashlib
 import hmac

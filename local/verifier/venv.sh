@@ -1,6 +1,8 @@
 # Sourced: venv_python NAME REQUIREMENTS... prints the interpreter of .tools/venv/NAME, created (or
 # re-created) whenever the requirements files differ from the ones it was built from. Pinned
 # packages only, so every machine gets the same ones; one lock per venv, so parallel callers wait.
+# pip runs from the repository root: a requirements line `-e ./local/verifier` installs the
+# project's own packages (local/verifier, local/bench, monitoring/checks) editable, by that path.
 venv_python() {
   local name=$1; shift
   local root; root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -13,7 +15,7 @@ venv_python() {
     rm -rf "$venv"
     python3 -m venv --without-pip "$venv"
     local args=(); for r in "$@"; do args+=(-r "$r"); done
-    python3 -m pip --python "$venv/bin/python" install --quiet --disable-pip-version-check "${args[@]}" >&2
+    cd "$root" && python3 -m pip --python "$venv/bin/python" install --quiet --disable-pip-version-check "${args[@]}" >&2
     cat "$@" > "$venv/.requirements"
   ) 9>"$root/.tools/locks/venv-$name.lock" || return 1
   echo "$venv/bin/python"

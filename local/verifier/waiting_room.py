@@ -5,10 +5,10 @@ polls, admission, the issuance). `RoomObserved` holds them with the rows of the 
 `evaluate` runs the table `ROOM_INVARIANTS` (a table of its own, next to the issuance invariants).
 Times are epoch milliseconds as k6 saw them, on the machine that also runs the room.
 """
+
 import json
 import math
 from dataclasses import dataclass, field
-from typing import Optional
 
 from .invariants import Check, Invariant
 
@@ -21,7 +21,7 @@ def parse_journey(line):
     at = line.find(MARK)
     if at < 0:
         return None
-    text = line[at + len(MARK):]
+    text = line[at + len(MARK) :]
     if '\\"' in text:
         text = text.replace('\\"', '"')
     try:
@@ -92,9 +92,15 @@ class RoomObserved:
         if not any(j.get("state") == "SOLD_OUT" or j.get("issue") == "sold_out" for j in self.journeys):
             return None
         accepted = [j["issuedAt"] for j in self.journeys if j.get("issue") == "accepted" and j.get("issuedAt")]
-        return max(accepted) if accepted else min(
-            j.get("soldOutAt") or j.get("issuedAt") or j["endedAt"] for j in self.journeys
-            if j.get("state") == "SOLD_OUT" or j.get("issue") == "sold_out")
+        return (
+            max(accepted)
+            if accepted
+            else min(
+                j.get("soldOutAt") or j.get("issuedAt") or j["endedAt"]
+                for j in self.journeys
+                if j.get("state") == "SOLD_OUT" or j.get("issue") == "sold_out"
+            )
+        )
 
     def sold_out_delays(self):
         """(delays in ms of the users who were waiting at the sell-out, late users: those told
@@ -162,15 +168,18 @@ def room_invariant(name, when=lambda r: True):
     def add(judge):
         ROOM_INVARIANTS.append(Invariant(name, when, judge))
         return judge
+
     return add
 
 
 @room_invariant("waiting room: every user answered")
 def _(r):
     f = r.figures()
-    return f["unanswered"] == 0, (f"{f['journeys']} users: {f['queued']} queued, {f['admitted']} admitted, "
-                                  f"{f['issued']} issued, {f['told_sold_out']} told sold out, "
-                                  f"{f['unanswered']} without a final answer")
+    return f["unanswered"] == 0, (
+        f"{f['journeys']} users: {f['queued']} queued, {f['admitted']} admitted, "
+        f"{f['issued']} issued, {f['told_sold_out']} told sold out, "
+        f"{f['unanswered']} without a final answer"
+    )
 
 
 @room_invariant("waiting room: admission follows arrival")
@@ -187,18 +196,23 @@ def _(r):
         counts[u] = counts.get(u, 0) + 1
     twice = sum(1 for n in counts.values() if n > 1)
     outsiders = sum(1 for u in counts if u not in admitted)
-    return twice == 0 and outsiders == 0, (f"{len(counts)} holders, {twice} with more than one coupon, "
-                                           f"{outsiders} never admitted by the room")
+    return twice == 0 and outsiders == 0, (
+        f"{len(counts)} holders, {twice} with more than one coupon, {outsiders} never admitted by the room"
+    )
 
 
-@room_invariant("waiting room: sold-out reached every waiting user within one poll interval",
-                when=lambda r: r.sold_out_at() is not None)
+@room_invariant(
+    "waiting room: sold-out reached every waiting user within one poll interval",
+    when=lambda r: r.sold_out_at() is not None,
+)
 def _(r):
     delays, late, queued_after = r.sold_out_delays()
     worst = f"{max(delays) / 1000:.2f}s" if delays else "-"
-    return not late and not queued_after, (f"{len(delays)} waiting users told, slowest {worst}; {len(late)} later "
-                                           f"than their poll interval + {r.soldout_slack_ms} ms or never; "
-                                           f"{len(queued_after)} queued after the sell-out")
+    return not late and not queued_after, (
+        f"{len(delays)} waiting users told, slowest {worst}; {len(late)} later "
+        f"than their poll interval + {r.soldout_slack_ms} ms or never; "
+        f"{len(queued_after)} queued after the sell-out"
+    )
 
 
 @room_invariant("waiting room: ETA error p90", when=lambda r: bool(r.eta_errors()))
@@ -206,8 +220,10 @@ def _(r):
     errors = r.eta_errors()
     p90 = percentile(errors, 90)
     met = p90 <= r.eta_error_p90_max
-    detail = (f"p90 {p90 * 100:.1f}% over {len(errors)} users with an estimate of >= {r.eta_min_s}s "
-              f"(target <= {r.eta_error_p90_max * 100:.0f}%)")
+    detail = (
+        f"p90 {p90 * 100:.1f}% over {len(errors)} users with an estimate of >= {r.eta_min_s}s "
+        f"(target <= {r.eta_error_p90_max * 100:.0f}%)"
+    )
     if r.eta_reported:
         return None, f"{detail}: {'met' if met else 'not met'}, reported, not judged"
     return met, detail

@@ -1,5 +1,6 @@
 """Small PromQL helpers for the monitoring tests: find the metric names an expression reads, and
 turn Grafana query text into plain PromQL. A tokenizer, not a parser: promtool checks the syntax."""
+
 import re
 
 # Grafana's built-in interval variables become durations; every other variable becomes a label
@@ -20,13 +21,39 @@ _TOKEN = re.compile(
 )
 
 KEYWORDS = {
-    "and", "or", "unless", "by", "without", "on", "ignoring", "group_left", "group_right",
-    "bool", "offset", "atan2", "inf", "nan", "start", "end",
+    "and",
+    "or",
+    "unless",
+    "by",
+    "without",
+    "on",
+    "ignoring",
+    "group_left",
+    "group_right",
+    "bool",
+    "offset",
+    "atan2",
+    "inf",
+    "nan",
+    "start",
+    "end",
 }
 # Aggregation operators may be followed by `by (...)`/`without (...)` before their parenthesis.
 AGGREGATIONS = {
-    "sum", "min", "max", "avg", "group", "stddev", "stdvar", "count", "count_values", "bottomk",
-    "topk", "quantile", "limitk", "limit_ratio",
+    "sum",
+    "min",
+    "max",
+    "avg",
+    "group",
+    "stddev",
+    "stdvar",
+    "count",
+    "count_values",
+    "bottomk",
+    "topk",
+    "quantile",
+    "limitk",
+    "limit_ratio",
 }
 # Keywords followed by a parenthesised label list (not an expression).
 _LABEL_LIST_KEYWORDS = {"by", "without", "on", "ignoring", "group_left", "group_right"}
@@ -44,7 +71,7 @@ def tokens(expr: str):
     while pos < len(expr):
         m = _TOKEN.match(expr, pos)
         if not m:
-            raise ValueError(f"cannot tokenize PromQL at {pos}: {expr[pos:pos + 30]!r}")
+            raise ValueError(f"cannot tokenize PromQL at {pos}: {expr[pos : pos + 30]!r}")
         pos = m.end()
         kind = m.lastgroup
         if kind in ("ws", "comment"):

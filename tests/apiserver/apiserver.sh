@@ -129,12 +129,12 @@ up() {
 }
 
 stop_pid() {
-  local name=$1 pid i
+  local name=$1 pid _
   [ -f "$DIR/$name.pid" ] || return 0
   pid=$(cat "$DIR/$name.pid")
   if kill -0 "$pid" 2>/dev/null; then
     kill "$pid" 2>/dev/null || true
-    for i in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     kill -0 "$pid" 2>/dev/null && kill -9 "$pid" 2>/dev/null || true
   fi
   rm -f "$DIR/$name.pid"

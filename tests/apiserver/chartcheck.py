@@ -1,9 +1,9 @@
 """What a coupon-event release must look like, checked on Kubernetes objects (dicts) — the rendered
 manifest or the objects read back from the API server. Each check returns a list of problems."""
+
 from __future__ import annotations
 
 import re
-
 from pathlib import Path
 
 import yaml
@@ -12,7 +12,9 @@ POOL_LABEL = "coupon-event.io/pool"
 TAINTED_POOLS = {"kafka", "loadgen"}
 WORKLOAD_KINDS = {"Deployment", "StatefulSet", "DaemonSet"}
 POD_OWNER_KINDS = WORKLOAD_KINDS | {"Job", "CronJob"}
-DEFAULT_CONCURRENCY = 1  # docs/contract.md: COUPON_CONSUMER_CONCURRENCY default (the service's, when the chart sets none)
+DEFAULT_CONCURRENCY = (
+    1  # docs/contract.md: COUPON_CONSUMER_CONCURRENCY default (the service's, when the chart sets none)
+)
 
 
 def name_of(obj: dict) -> str:
@@ -65,6 +67,7 @@ def selector_matches(selector: dict, labels: dict) -> bool:
 
 
 # ------------------------------------------------------------------------------------ workloads
+
 
 def check_resources(objs: list[dict]) -> list[str]:
     problems = []
@@ -122,10 +125,13 @@ def check_pdbs(objs: list[dict]) -> list[str]:
 
 # ------------------------------------------------------------------------------------ scaling
 
+
 def consumer_deployment(objs: list[dict]) -> dict | None:
     for o in of_kind(objs, "Deployment"):
         labels = o["metadata"].get("labels", {})
-        if labels.get("app.kubernetes.io/name") == "coupon-consumer" or o["metadata"]["name"].endswith("coupon-consumer"):
+        if labels.get("app.kubernetes.io/name") == "coupon-consumer" or o["metadata"]["name"].endswith(
+            "coupon-consumer"
+        ):
             return o
     return None
 
@@ -142,8 +148,12 @@ def consumer_concurrency(deploy: dict, config_maps: list[dict]) -> int:
     value = env_value(deploy, "COUPON_CONSUMER_CONCURRENCY")
     if value is None:
         # envFrom ConfigMaps of the release
-        names = {ef["configMapRef"]["name"] for c in deploy["spec"]["template"]["spec"]["containers"]
-                 for ef in c.get("envFrom", []) if "configMapRef" in ef}
+        names = {
+            ef["configMapRef"]["name"]
+            for c in deploy["spec"]["template"]["spec"]["containers"]
+            for ef in c.get("envFrom", [])
+            if "configMapRef" in ef
+        }
         for cm in config_maps:
             if cm["metadata"]["name"] in names and "COUPON_CONSUMER_CONCURRENCY" in (cm.get("data") or {}):
                 value = cm["data"]["COUPON_CONSUMER_CONCURRENCY"]
@@ -152,11 +162,17 @@ def consumer_concurrency(deploy: dict, config_maps: list[dict]) -> int:
 
 def scalers_of(objs: list[dict], deploy: dict) -> tuple[list[dict], list[dict]]:
     name = deploy["metadata"]["name"]
-    scaled = [s for s in of_kind(objs, "ScaledObject")
-              if s["spec"]["scaleTargetRef"]["name"] == name
-              and s["spec"]["scaleTargetRef"].get("kind", "Deployment") == "Deployment"]
-    hpas = [h for h in of_kind(objs, "HorizontalPodAutoscaler")
-            if h["spec"]["scaleTargetRef"]["name"] == name and h["spec"]["scaleTargetRef"]["kind"] == "Deployment"]
+    scaled = [
+        s
+        for s in of_kind(objs, "ScaledObject")
+        if s["spec"]["scaleTargetRef"]["name"] == name
+        and s["spec"]["scaleTargetRef"].get("kind", "Deployment") == "Deployment"
+    ]
+    hpas = [
+        h
+        for h in of_kind(objs, "HorizontalPodAutoscaler")
+        if h["spec"]["scaleTargetRef"]["name"] == name and h["spec"]["scaleTargetRef"]["kind"] == "Deployment"
+    ]
     return scaled, hpas
 
 
@@ -170,8 +186,9 @@ def consumer_max_replicas(objs: list[dict], deploy: dict) -> int:
 
 
 def issuance_topics(objs: list[dict]) -> list[dict]:
-    return [t for t in of_kind(objs, "KafkaTopic")
-            if t["spec"].get("topicName", t["metadata"]["name"]) == "coupon-issuance"]
+    return [
+        t for t in of_kind(objs, "KafkaTopic") if t["spec"].get("topicName", t["metadata"]["name"]) == "coupon-issuance"
+    ]
 
 
 def check_partitions(objs: list[dict]) -> list[str]:
@@ -179,8 +196,11 @@ def check_partitions(objs: list[dict]) -> list[str]:
     if deploy is None:
         return ["no coupon-consumer Deployment"]
     need = consumer_max_replicas(objs, deploy) * consumer_concurrency(deploy, of_kind(objs, "ConfigMap"))
-    return [f"{name_of(t)}: {t['spec']['partitions']} partitions < max replicas x concurrency = {need}"
-            for t in issuance_topics(objs) if int(t["spec"]["partitions"]) < need]
+    return [
+        f"{name_of(t)}: {t['spec']['partitions']} partitions < max replicas x concurrency = {need}"
+        for t in issuance_topics(objs)
+        if int(t["spec"]["partitions"]) < need
+    ]
 
 
 def check_min_isr(objs: list[dict]) -> list[str]:
@@ -218,12 +238,15 @@ def check_no_replicas_under_keda(rendered: list[dict]) -> list[str]:
 
 def check_scale_targets_exist(objs: list[dict]) -> list[str]:
     deployments = {d["metadata"]["name"] for d in of_kind(objs, "Deployment")}
-    return [f"{name_of(s)} targets missing Deployment {s['spec']['scaleTargetRef']['name']}"
-            for s in of_kind(objs, "ScaledObject", "HorizontalPodAutoscaler")
-            if s["spec"]["scaleTargetRef"]["name"] not in deployments]
+    return [
+        f"{name_of(s)} targets missing Deployment {s['spec']['scaleTargetRef']['name']}"
+        for s in of_kind(objs, "ScaledObject", "HorizontalPodAutoscaler")
+        if s["spec"]["scaleTargetRef"]["name"] not in deployments
+    ]
 
 
 # ------------------------------------------------------------------------------------ references
+
 
 def secret_and_configmap_refs(obj: dict) -> list[tuple[str, str, str | None, bool]]:
     """(kind, name, key or None, optional) for every Secret/ConfigMap a pod template uses."""
@@ -235,8 +258,10 @@ def secret_and_configmap_refs(obj: dict) -> list[tuple[str, str, str | None, boo
         if cm:
             refs.append(("ConfigMap", cm["name"], cm.get("file"), False))
         runner = obj["spec"].get("runner") or {}
-        spec = {"containers": [{"env": runner.get("env", []), "envFrom": runner.get("envFrom", [])}],
-                "volumes": runner.get("volumes", [])}
+        spec = {
+            "containers": [{"env": runner.get("env", []), "envFrom": runner.get("envFrom", [])}],
+            "volumes": runner.get("volumes", []),
+        }
     if obj.get("kind") == "TriggerAuthentication":
         # KEDA reads these Secrets for the scaler (credentials, CA).
         refs += [("Secret", r["name"], r["key"], False) for r in obj["spec"].get("secretTargetRef", [])]
@@ -255,16 +280,22 @@ def secret_and_configmap_refs(obj: dict) -> list[tuple[str, str, str | None, boo
                     refs.append((kind, ef[field]["name"], None, bool(ef[field].get("optional"))))
     for v in spec.get("volumes", []):
         if "secret" in v:
-            refs += [("Secret", v["secret"]["secretName"], i["key"], bool(v["secret"].get("optional")))
-                     for i in v["secret"].get("items", [])] or [("Secret", v["secret"]["secretName"], None, bool(v["secret"].get("optional")))]
+            refs += [
+                ("Secret", v["secret"]["secretName"], i["key"], bool(v["secret"].get("optional")))
+                for i in v["secret"].get("items", [])
+            ] or [("Secret", v["secret"]["secretName"], None, bool(v["secret"].get("optional")))]
         if "configMap" in v:
-            refs += [("ConfigMap", v["configMap"]["name"], i["key"], bool(v["configMap"].get("optional")))
-                     for i in v["configMap"].get("items", [])] or [("ConfigMap", v["configMap"]["name"], None, bool(v["configMap"].get("optional")))]
+            refs += [
+                ("ConfigMap", v["configMap"]["name"], i["key"], bool(v["configMap"].get("optional")))
+                for i in v["configMap"].get("items", [])
+            ] or [("ConfigMap", v["configMap"]["name"], None, bool(v["configMap"].get("optional")))]
         for s in (v.get("projected") or {}).get("sources", []):
             for field, kind in (("secret", "Secret"), ("configMap", "ConfigMap")):
                 if field in s:
-                    refs += [(kind, s[field]["name"], i["key"], bool(s[field].get("optional")))
-                             for i in s[field].get("items", [])] or [(kind, s[field]["name"], None, bool(s[field].get("optional")))]
+                    refs += [
+                        (kind, s[field]["name"], i["key"], bool(s[field].get("optional")))
+                        for i in s[field].get("items", [])
+                    ] or [(kind, s[field]["name"], None, bool(s[field].get("optional")))]
     for ps in spec.get("imagePullSecrets", []):
         refs.append(("Secret", ps["name"], None, False))
     return refs
@@ -321,13 +352,18 @@ def check_refs_resolve(objs: list[dict], available: dict[tuple[str, str], dict])
                 problems.append(f"{name_of(o)} uses {kind} {name}, which does not exist")
                 continue
             if key is not None:
-                keys = set((target.get("data") or {})) | set((target.get("stringData") or {})) | set((target.get("binaryData") or {}))
+                keys = (
+                    set(target.get("data") or {})
+                    | set(target.get("stringData") or {})
+                    | set(target.get("binaryData") or {})
+                )
                 if key not in keys:
                     problems.append(f"{name_of(o)} uses key {key} of {kind} {name}, which has only {sorted(keys)}")
     return problems
 
 
 # ------------------------------------------------------------------------------------ placement
+
 
 def cluster_pools(eksctl_config: Path) -> set[str]:
     cfg = yaml.safe_load(eksctl_config.read_text())
@@ -342,8 +378,11 @@ def tolerates(spec: dict, pool: str) -> bool:
     for t in spec.get("tolerations") or []:
         if t.get("operator") == "Exists" and not t.get("key"):
             return True
-        if t.get("key") == POOL_LABEL and (t.get("operator") == "Exists" or t.get("value") == pool) \
-                and t.get("effect") in (None, "", "NoSchedule"):
+        if (
+            t.get("key") == POOL_LABEL
+            and (t.get("operator") == "Exists" or t.get("value") == pool)
+            and t.get("effect") in (None, "", "NoSchedule")
+        ):
             return True
     return False
 
@@ -362,16 +401,23 @@ def check_placement(objs: list[dict], pools: set[str], classes: set[str]) -> lis
             if part in o["spec"]:
                 specs.append((f"{name_of(o)} {part}", o["spec"][part]))
     for o in of_kind(objs, "KafkaNodePool", "Kafka"):
-        tpl = (o["spec"].get("template") or {}).get("pod") if o["kind"] == "KafkaNodePool" else \
-            ((o["spec"].get("entityOperator") or {}).get("template") or {}).get("pod")
+        tpl = (
+            (o["spec"].get("template") or {}).get("pod")
+            if o["kind"] == "KafkaNodePool"
+            else ((o["spec"].get("entityOperator") or {}).get("template") or {}).get("pod")
+        )
         if tpl:
             pod = dict(tpl)
             pod.setdefault("tolerations", tpl.get("tolerations"))
             specs.append((f"{name_of(o)} pod template", pod))
     for where, spec in specs:
         pool = (spec.get("nodeSelector") or {}).get(POOL_LABEL)
-        for term in (((spec.get("affinity") or {}).get("nodeAffinity") or {})
-                     .get("requiredDuringSchedulingIgnoredDuringExecution") or {}).get("nodeSelectorTerms", []):
+        for term in (
+            ((spec.get("affinity") or {}).get("nodeAffinity") or {}).get(
+                "requiredDuringSchedulingIgnoredDuringExecution"
+            )
+            or {}
+        ).get("nodeSelectorTerms", []):
             for e in term.get("matchExpressions", []):
                 if e["key"] == POOL_LABEL and e["operator"] == "In" and len(e["values"]) == 1:
                     pool = pool or e["values"][0]
@@ -388,6 +434,7 @@ def check_placement(objs: list[dict], pools: set[str], classes: set[str]) -> lis
 
 # ------------------------------------------------------------------------------------ monitors
 
+
 def check_monitors_select_something(objs: list[dict]) -> list[str]:
     problems = []
     services = of_kind(objs, "Service")
@@ -398,8 +445,9 @@ def check_monitors_select_something(objs: list[dict]) -> list[str]:
     for m in of_kind(objs, "PodMonitor"):
         sel = m["spec"]["selector"]
         # Strimzi's pods are created by the operator: a selector on strimzi.io labels is fine.
-        if any(k.startswith("strimzi.io/") for k in (sel.get("matchLabels") or {})) or \
-                any(e["key"].startswith("strimzi.io/") for e in sel.get("matchExpressions") or []):
+        if any(k.startswith("strimzi.io/") for k in (sel.get("matchLabels") or {})) or any(
+            e["key"].startswith("strimzi.io/") for e in sel.get("matchExpressions") or []
+        ):
             continue
         if not any(selector_matches(sel, labels) for _, labels in pods):
             problems.append(f"{name_of(m)} selects no pods of the release")

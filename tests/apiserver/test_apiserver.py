@@ -3,6 +3,7 @@ etcd + kube-apiserver (tests/apiserver/apiserver.sh) that has the operators' CRD
 custom resources included — goes through the server's validation. There are no controllers: hook
 Jobs never run (installs use --no-hooks; the hooks are checked with a server-side dry run) and
 nothing gets scheduled. Run through `tests/apiserver/run.sh` (make chart-apiserver)."""
+
 from __future__ import annotations
 
 import json
@@ -10,13 +11,12 @@ import os
 import time
 from pathlib import Path
 
+import chartcheck as cc
 import pytest
 
-import chartcheck as cc
-from kube import ROOT, SHARED, TIMINGS, helm, kubectl, kubectl_json, load_yaml_all, run
+from kube import CRDS, ROOT, TIMINGS, helm, kubectl, kubectl_json, load_yaml_all, run
 
-CRD_DIRS = [SHARED / "crds" / d for d in
-            ("strimzi", "strimzi/access-operator", "keda", "k6-operator", "prometheus-operator")]
+CRD_DIRS = [CRDS / d for d in ("strimzi", "strimzi/access-operator", "keda", "k6-operator", "prometheus-operator")]
 CHART_COPY = ROOT / "build" / "chart-apiserver" / "coupon-event"
 OFFLINE = "tests/chart/fixtures/offline-external.yaml"
 
@@ -29,12 +29,17 @@ SCENARIOS = {
     "no-autoscaling": ["examples/dev.yaml"],
     "no-waiting-room": ["tests/chart/fixtures/no-waiting-room.yaml"],
 }
-SCENARIOS.update({f"example-{p.stem}": [f"examples/{p.name}"]
-                  for p in sorted((ROOT / "examples").glob("*.yaml"))
-                  if [f"examples/{p.name}"] not in SCENARIOS.values()})
+SCENARIOS.update(
+    {
+        f"example-{p.stem}": [f"examples/{p.name}"]
+        for p in sorted((ROOT / "examples").glob("*.yaml"))
+        if [f"examples/{p.name}"] not in SCENARIOS.values()
+    }
+)
 
 
 # ------------------------------------------------------------------------------------ fixtures
+
 
 @pytest.fixture(scope="session")
 def cluster():
@@ -47,14 +52,28 @@ def cluster():
     # 6.5 MB of CRDs: the server rebuilds its OpenAPI documents for each one, which takes minutes on
     # a busy 2-core machine. One apply per operator, so a slow one shows in the timings.
     for d in CRD_DIRS:
-        kubectl("apply", "--server-side", "--field-manager=chart-test", "-f", str(d),
-                timeout=900, timed=f"CRDs of {d.relative_to(SHARED / 'crds')} applied (server-side)")
+        kubectl(
+            "apply",
+            "--server-side",
+            "--field-manager=chart-test",
+            "-f",
+            str(d),
+            timeout=900,
+            timed=f"CRDs of {d.relative_to(CRDS)} applied (server-side)",
+        )
     kubectl("wait", "--for=condition=Established", "crd", "--all", "--timeout=300s", timeout=330)
     crds = kubectl_json("get", "crd")["items"]
     TIMINGS.append((f"{len(crds)} CRDs applied and Established", time.monotonic() - start))
     # The cluster-level objects every release relies on (PriorityClasses, the gp3 StorageClass).
-    kubectl("apply", "--server-side", "--field-manager=chart-test",
-            "-f", str(ROOT / "k8s" / "priorityclasses.yaml"), "-f", str(ROOT / "k8s" / "storageclass-gp3.yaml"))
+    kubectl(
+        "apply",
+        "--server-side",
+        "--field-manager=chart-test",
+        "-f",
+        str(ROOT / "k8s" / "priorityclasses.yaml"),
+        "-f",
+        str(ROOT / "k8s" / "storageclass-gp3.yaml"),
+    )
     return {c["metadata"]["name"] for c in crds}
 
 
@@ -76,6 +95,7 @@ def values_args(chart: Path, files: list[str]) -> list[str]:
 def external_secrets(chart: Path, files: list[str]) -> dict[str, dict[str, str]]:
     """The Secrets an operator creates before installing an event on external Redis/MySQL."""
     import yaml
+
     merged: dict = {}
     room_redis: dict = {}
     for f in [OFFLINE, *files]:
@@ -86,10 +106,12 @@ def external_secrets(chart: Path, files: list[str]) -> dict[str, dict[str, str]]
         room_redis.update((values.get("couponWaitingRoom") or {}).get("redis") or {})
     secrets = {}
     db, redis, jwt = merged["externalDatabase"], merged["externalRedis"], merged["jwt"]
-    sasl = (merged["externalKafka"].get("sasl") or {})
+    sasl = merged["externalKafka"].get("sasl") or {}
     if sasl.get("existingSecret"):
-        secrets[sasl["existingSecret"]] = {sasl.get("usernameKey", "username"): "coupon",
-                                           sasl.get("passwordKey", "password"): "test-kafka-pw"}
+        secrets[sasl["existingSecret"]] = {
+            sasl.get("usernameKey", "username"): "coupon",
+            sasl.get("passwordKey", "password"): "test-kafka-pw",
+        }
     for tls in ((merged["externalKafka"].get("tls") or {}), (redis.get("tls") or {})):
         if tls.get("caSecret"):
             secrets[tls["caSecret"]] = {tls.get("caSecretKey", "ca.crt"): "-----BEGIN CERTIFICATE-----"}
@@ -100,7 +122,9 @@ def external_secrets(chart: Path, files: list[str]) -> dict[str, dict[str, str]]
     if jwt.get("existingSecret"):
         secrets[jwt["existingSecret"]] = {jwt.get("existingSecretKey", "jwt-secret"): "x" * 48}
     if merged["entry"].get("existingSecret"):
-        secrets[merged["entry"]["existingSecret"]] = {merged["entry"].get("existingSecretKey", "entry-secret"): "e" * 48}
+        secrets[merged["entry"]["existingSecret"]] = {
+            merged["entry"].get("existingSecretKey", "entry-secret"): "e" * 48
+        }
     if room_redis.get("existingSecret"):
         secrets[room_redis["existingSecret"]] = {room_redis.get("existingSecretPasswordKey", "redis-password"): "wr-pw"}
     return secrets
@@ -109,12 +133,28 @@ def external_secrets(chart: Path, files: list[str]) -> dict[str, dict[str, str]]
 def create_namespace_with_secrets(ns: str, secrets: dict[str, dict[str, str]]):
     # The "default" ServiceAccount is what kube-controller-manager would create in a new namespace;
     # there is none here, and the ServiceAccount admission plugin refuses pods (the helm test) without it.
-    docs = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}},
-            {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default", "namespace": ns}}]
-    docs += [{"apiVersion": "v1", "kind": "Secret", "metadata": {"name": n, "namespace": ns},
-              "type": "Opaque", "stringData": data} for n, data in secrets.items()]
-    kubectl("apply", "--server-side", "--field-manager=chart-test", "-f", "-",
-            input="\n---\n".join(json.dumps(d) for d in docs))
+    docs = [
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}},
+        {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default", "namespace": ns}},
+    ]
+    docs += [
+        {
+            "apiVersion": "v1",
+            "kind": "Secret",
+            "metadata": {"name": n, "namespace": ns},
+            "type": "Opaque",
+            "stringData": data,
+        }
+        for n, data in secrets.items()
+    ]
+    kubectl(
+        "apply",
+        "--server-side",
+        "--field-manager=chart-test",
+        "-f",
+        "-",
+        input="\n---\n".join(json.dumps(d) for d in docs),
+    )
 
 
 class Release:
@@ -146,18 +186,37 @@ def release(request, chart):
     scenario = request.param
     r = Release(scenario, chart, SCENARIOS[scenario])
     create_namespace_with_secrets(r.ns, external_secrets(chart, r.files))
-    r.helm("install", r.name, str(chart), *values_args(chart, r.files), "--no-hooks", "--timeout", "120s",
-           timed="install", timeout=300)
+    r.helm(
+        "install",
+        r.name,
+        str(chart),
+        *values_args(chart, r.files),
+        "--no-hooks",
+        "--timeout",
+        "120s",
+        timed="install",
+        timeout=300,
+    )
     r.rendered = r.manifest()
     r.objects = r.live(r.rendered)
     yield r
     r.helm("uninstall", r.name, "--timeout", "120s", timed="uninstall", timeout=300)
-    left = kubectl("get", "-f", "-", "--namespace", r.ns, "--ignore-not-found", "-o", "name",
-                   input="\n---\n".join(json.dumps(o) for o in r.rendered)).stdout.split()
+    left = kubectl(
+        "get",
+        "-f",
+        "-",
+        "--namespace",
+        r.ns,
+        "--ignore-not-found",
+        "-o",
+        "name",
+        input="\n---\n".join(json.dumps(o) for o in r.rendered),
+    ).stdout.split()
     assert left == [], f"objects left after helm uninstall: {left}"
 
 
 # ------------------------------------------------------------------------------------ the server
+
 
 def test_crds_of_every_operator_are_established(cluster):
     for group in ("kafka.strimzi.io", "access.strimzi.io", "keda.sh", "k6.io", "monitoring.coreos.com"):
@@ -191,8 +250,12 @@ def test_waiting_room_is_in_the_event_unless_switched_off(release):
     room = f"{release.name}-coupon-waiting-room"
     parts = {("Deployment", room), ("Service", room), ("NetworkPolicy", f"{release.name}-waiting-room")}
     api = next(o for o in cc.of_kind(release.objects, "Deployment") if o["metadata"]["name"].endswith("-coupon-api"))
-    api_entry = [e for c in api["spec"]["template"]["spec"]["containers"] for e in c.get("env", [])
-                 if e["name"] == "COUPON_ENTRY_SECRET"]
+    api_entry = [
+        e
+        for c in api["spec"]["template"]["spec"]["containers"]
+        for e in c.get("env", [])
+        if e["name"] == "COUPON_ENTRY_SECRET"
+    ]
     assert len(api_entry) == 1, "the API reads the entry key whether or not the waiting room is on"
     if release.scenario == "no-waiting-room":
         assert not parts & names, parts & names
@@ -204,8 +267,12 @@ def test_waiting_room_is_in_the_event_unless_switched_off(release):
     if "ServiceMonitor" in {k for k, _ in names}:
         assert ("ServiceMonitor", room) in names
     deploy = next(o for o in cc.of_kind(release.objects, "Deployment") if o["metadata"]["name"] == room)
-    room_entry = [e for c in deploy["spec"]["template"]["spec"]["containers"] for e in c.get("env", [])
-                  if e["name"] == "COUPON_ENTRY_SECRET"]
+    room_entry = [
+        e
+        for c in deploy["spec"]["template"]["spec"]["containers"]
+        for e in c.get("env", [])
+        if e["name"] == "COUPON_ENTRY_SECRET"
+    ]
     assert room_entry == api_entry, "the waiting room signs with the key the API checks"
 
 
@@ -222,13 +289,11 @@ def test_entry_key_survives_upgrades_and_toggling_the_waiting_room(chart):
     r.helm("install", r.name, str(chart), *base, "--no-hooks", timeout=300)
     first = key()
     assert len(first) >= 80
-    r.helm("upgrade", r.name, str(chart), *base, "--set", "couponWaitingRoom.enabled=false", "--no-hooks",
-           timeout=300)
+    r.helm("upgrade", r.name, str(chart), *base, "--set", "couponWaitingRoom.enabled=false", "--no-hooks", timeout=300)
     off = {cc.name_of(o) for o in r.live(r.manifest())}
     assert not any(n.endswith("-coupon-waiting-room") for n in off), off
     assert key() == first
-    r.helm("upgrade", r.name, str(chart), *base, "--set", "couponWaitingRoom.enabled=true", "--no-hooks",
-           timeout=300)
+    r.helm("upgrade", r.name, str(chart), *base, "--set", "couponWaitingRoom.enabled=true", "--no-hooks", timeout=300)
     assert any(n.endswith("-coupon-waiting-room") for n in {cc.name_of(o) for o in r.live(r.manifest())})
     assert key() == first
     r.helm("uninstall", r.name, timeout=300)
@@ -241,20 +306,35 @@ def test_reinstall_over_leftover_kafka_volumes_is_refused(chart):
     r = Release("reinstall", chart, [])
     create_namespace_with_secrets(r.ns, external_secrets(chart, []))
     base = values_args(chart, [])
-    claim = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
-             "metadata": {"name": f"data-0-{r.name}-kafka-kafka-0", "namespace": r.ns,
-                          "labels": {"strimzi.io/cluster": f"{r.name}-kafka", "strimzi.io/kind": "Kafka"}},
-             "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}
+    claim = {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {
+            "name": f"data-0-{r.name}-kafka-kafka-0",
+            "namespace": r.ns,
+            "labels": {"strimzi.io/cluster": f"{r.name}-kafka", "strimzi.io/kind": "Kafka"},
+        },
+        "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}},
+    }
     kubectl("apply", "--server-side", "--field-manager=chart-test", "-f", "-", input=json.dumps(claim))
     refused = r.helm("install", r.name, str(chart), *base, "--no-hooks", timeout=300, check=False)
     assert refused.returncode != 0, "installed over a previous event's Kafka volumes"
-    assert "leftover Kafka volumes" in refused.stderr and "delete pvc -l strimzi.io/cluster=" in refused.stderr, \
+    assert "leftover Kafka volumes" in refused.stderr and "delete pvc -l strimzi.io/cluster=" in refused.stderr, (
         refused.stderr
+    )
     kubectl("delete", "pvc", "-l", f"strimzi.io/cluster={r.name}-kafka", "--namespace", r.ns, "--wait=false")
     # No kube-controller-manager here: drop the pvc-protection finalizer as its controller would for
     # a claim no pod uses.
-    kubectl("patch", "pvc", claim["metadata"]["name"], "--namespace", r.ns, "--type=merge",
-            "-p", '{"metadata":{"finalizers":null}}')
+    kubectl(
+        "patch",
+        "pvc",
+        claim["metadata"]["name"],
+        "--namespace",
+        r.ns,
+        "--type=merge",
+        "-p",
+        '{"metadata":{"finalizers":null}}',
+    )
     assert not kubectl_json("get", "pvc", "--namespace", r.ns)["items"]
     r.helm("install", r.name, str(chart), *base, "--no-hooks", timeout=300)
     # An upgrade of the running event, whose own claims exist, goes through.
@@ -275,8 +355,14 @@ def test_events_share_no_dashboard_file_or_rule_group(chart):
         create_namespace_with_secrets(r.ns, external_secrets(chart, []))
         r.helm("install", r.name, str(chart), *values_args(chart, []), "--no-hooks", timeout=300)
         objects = r.live(r.manifest())
-        files.append({key for o in cc.of_kind(objects, "ConfigMap")
-                      if "grafana_dashboard" in o["metadata"].get("labels", {}) for key in o.get("data", {})})
+        files.append(
+            {
+                key
+                for o in cc.of_kind(objects, "ConfigMap")
+                if "grafana_dashboard" in o["metadata"].get("labels", {})
+                for key in o.get("data", {})
+            }
+        )
         groups.append({g["name"] for o in cc.of_kind(objects, "PrometheusRule") for g in o["spec"]["groups"]})
     for r in twins:
         r.helm("uninstall", r.name, timeout=300)
@@ -293,25 +379,48 @@ def test_platform_monitoring_is_stored_once(cluster):
     docs = load_yaml_all(rendered)
     for _ in range(2):
         kubectl("apply", "--server-side", "--field-manager=coupon-event-platform", "-f", "-", input=rendered)
-    stored = {(o["kind"], o["metadata"]["name"]): o for o in
-              kubectl_json("get", "configmaps,prometheusrules", "--namespace", "monitoring",
-                           "-l", "app.kubernetes.io/part-of=coupon-event")["items"]}
+    stored = {
+        (o["kind"], o["metadata"]["name"]): o
+        for o in kubectl_json(
+            "get",
+            "configmaps,prometheusrules",
+            "--namespace",
+            "monitoring",
+            "-l",
+            "app.kubernetes.io/part-of=coupon-event",
+        )["items"]
+    }
     assert len(stored) == len(docs), sorted(stored)
     dashboards = sorted(p.name for p in (ROOT / "dashboards").glob("*.json"))
-    shipped = sorted(k for o in stored.values() if o["kind"] == "ConfigMap"
-                     and o["metadata"]["labels"].get("grafana_dashboard") == "1" for k in o["data"])
+    shipped = sorted(
+        k
+        for o in stored.values()
+        if o["kind"] == "ConfigMap" and o["metadata"]["labels"].get("grafana_dashboard") == "1"
+        for k in o["data"]
+    )
     assert shipped == dashboards
-    uids = [json.loads(text).get("uid") for o in stored.values() if o["kind"] == "ConfigMap" for text in o["data"].values()]
+    uids = [
+        json.loads(text).get("uid") for o in stored.values() if o["kind"] == "ConfigMap" for text in o["data"].values()
+    ]
     assert len(set(uids)) == len(uids) and None not in uids, uids
-    rule_groups = sorted(g["name"] for p in sorted((ROOT / "monitoring" / "rules").glob("*.yaml"))
-                         for g in load_yaml_all(p.read_text())[0]["groups"])
-    stored_groups = sorted(g["name"] for o in stored.values() if o["kind"] == "PrometheusRule" for g in o["spec"]["groups"])
+    rule_groups = sorted(
+        g["name"]
+        for p in sorted((ROOT / "monitoring" / "rules").glob("*.yaml"))
+        for g in load_yaml_all(p.read_text())[0]["groups"]
+    )
+    stored_groups = sorted(
+        g["name"] for o in stored.values() if o["kind"] == "PrometheusRule" for g in o["spec"]["groups"]
+    )
     assert stored_groups == rule_groups
-    assert all(o["metadata"]["labels"].get("release") == "kube-prometheus-stack"
-               for o in stored.values() if o["kind"] == "PrometheusRule")
+    assert all(
+        o["metadata"]["labels"].get("release") == "kube-prometheus-stack"
+        for o in stored.values()
+        if o["kind"] == "PrometheusRule"
+    )
 
 
 # ------------------------------------------------------------------------------------ workloads
+
 
 def test_workloads_have_resources(release):
     assert cc.check_resources(release.objects) == []
@@ -339,6 +448,7 @@ def test_placement_matches_the_cluster(release):
 
 
 # ------------------------------------------------------------------------------------ Kafka + KEDA
+
 
 def test_partitions_cover_consumer_parallelism(release):
     topics = cc.issuance_topics(release.objects)
@@ -371,6 +481,7 @@ def test_monitors_select_release_objects(release):
 
 # ------------------------------------------------------------------------------------ references
 
+
 def test_every_secret_and_configmap_reference_resolves(release):
     available = release.namespace_objects("Secret", "ConfigMap")
     hooks = load_yaml_all(release.helm("get", "hooks", release.name).stdout)
@@ -385,8 +496,11 @@ def test_env_references_are_defined_before_use(release):
     assert cc.check_env_expansions([*release.objects, *hooks]) == []
     if release.scenario == "external":
         # MSK with SASL: the services' login expands the user and password from the Secret.
-        refs = {ref for _, var, ref in cc.env_expansions(release.objects)
-                if var == "SPRING_KAFKA_PROPERTIES_SASL_JAAS_CONFIG"}
+        refs = {
+            ref
+            for _, var, ref in cc.env_expansions(release.objects)
+            if var == "SPRING_KAFKA_PROPERTIES_SASL_JAAS_CONFIG"
+        }
         assert refs == {"KAFKA_SASL_USERNAME", "KAFKA_SASL_PASSWORD"}
 
 
@@ -396,8 +510,16 @@ def test_hooks_pass_server_side_validation(release):
     assert "Job" in kinds, f"no hook Jobs (migrate/register) rendered: {kinds}"
     for h in hooks:
         assert "helm.sh/hook" in h["metadata"].get("annotations", {}), cc.name_of(h)
-    out = kubectl("apply", "--dry-run=server", "--namespace", release.ns, "-f", "-",
-                  input="\n---\n".join(json.dumps(h) for h in hooks), timed=f"hooks dry-run=server {release.scenario}").stdout
+    out = kubectl(
+        "apply",
+        "--dry-run=server",
+        "--namespace",
+        release.ns,
+        "-f",
+        "-",
+        input="\n---\n".join(json.dumps(h) for h in hooks),
+        timed=f"hooks dry-run=server {release.scenario}",
+    ).stdout
     assert out.count("(server dry run)") == len(hooks), out
     problems = cc.check_resources(hooks) + cc.check_non_root(hooks)
     assert problems == []
@@ -405,9 +527,11 @@ def test_hooks_pass_server_side_validation(release):
 
 # ------------------------------------------------------------------------------------ lifecycle
 
+
 def chart_with_new_default(chart: Path, dest: Path, old: str, new: str) -> Path:
     """A copy of the chart whose values.yaml has one default changed: the next chart version."""
     import shutil
+
     shutil.rmtree(dest, ignore_errors=True)
     shutil.copytree(chart, dest)
     values = dest / "values.yaml"
@@ -427,11 +551,15 @@ def test_upgrade_changes_the_stored_objects(chart):
     before = {cc.name_of(o): o for o in r.live(r.manifest())}
     assert "TestRun" not in {o["kind"] for o in before.values()}
 
-    changed = [*base, "-f", str(chart / "examples" / "black-friday.yaml"),
-               "-f", str(chart / "examples" / "loadtest.yaml")]
+    changed = [
+        *base,
+        "-f",
+        str(chart / "examples" / "black-friday.yaml"),
+        "-f",
+        str(chart / "examples" / "loadtest.yaml"),
+    ]
     r.helm("upgrade", r.name, str(chart), *changed, "--no-hooks", timed="upgrade", timeout=300)
     after_objs = r.live(r.manifest())
-    after = {cc.name_of(o): o for o in after_objs}
     assert "TestRun" in {o["kind"] for o in after_objs}, "the load test was switched on"
     scaled, _ = cc.scalers_of(after_objs, cc.consumer_deployment(after_objs))
     assert len(scaled) == 1 and scaled[0]["spec"]["maxReplicaCount"] == 8
@@ -443,10 +571,20 @@ def test_upgrade_changes_the_stored_objects(chart):
 
     # The next run, as NOTES.txt and docs/kubernetes.md say, with a newer chart whose default
     # retention changed: the user's values are kept and the new default applies.
-    newer = chart_with_new_default(chart, CHART_COPY.parent / "coupon-event-next",
-                                   "retentionMs: 604800000", "retentionMs: 259200000")
-    r.helm("upgrade", r.name, str(newer), "--reset-then-reuse-values", "--set", "loadtest.runId=qa-2",
-           "--no-hooks", timed="upgrade --reset-then-reuse-values", timeout=300)
+    newer = chart_with_new_default(
+        chart, CHART_COPY.parent / "coupon-event-next", "retentionMs: 604800000", "retentionMs: 259200000"
+    )
+    r.helm(
+        "upgrade",
+        r.name,
+        str(newer),
+        "--reset-then-reuse-values",
+        "--set",
+        "loadtest.runId=qa-2",
+        "--no-hooks",
+        timed="upgrade --reset-then-reuse-values",
+        timeout=300,
+    )
     reused = r.live(r.manifest())
     names = {cc.name_of(o) for o in reused}
     assert any(n.endswith("-k6-qa-2") for n in names), names
@@ -458,14 +596,24 @@ def test_upgrade_changes_the_stored_objects(chart):
 
     # Back to the defaults (4 consumers x 3 threads = 12): the topic keeps its 32 partitions,
     # read from the server with lookup; Kafka cannot remove partitions.
-    r.helm("upgrade", r.name, str(chart), *base, "--reset-values", "--no-hooks", timed="upgrade to defaults",
-           timeout=300)
+    r.helm(
+        "upgrade", r.name, str(chart), *base, "--reset-values", "--no-hooks", timed="upgrade to defaults", timeout=300
+    )
     shrunk = r.live(r.manifest())
     scaled, _ = cc.scalers_of(shrunk, cc.consumer_deployment(shrunk))
     assert scaled[0]["spec"]["maxReplicaCount"] == 4
     assert cc.issuance_topics(shrunk)[0]["spec"]["partitions"] == topic["spec"]["partitions"]
-    refused = r.helm("upgrade", r.name, str(chart), *base, "--set", "kafka.topic.partitions=12", "--no-hooks",
-                     check=False, timeout=300)
+    refused = r.helm(
+        "upgrade",
+        r.name,
+        str(chart),
+        *base,
+        "--set",
+        "kafka.topic.partitions=12",
+        "--no-hooks",
+        check=False,
+        timeout=300,
+    )
     assert refused.returncode != 0 and "Kafka cannot remove partitions" in refused.stderr, refused.stderr
     history = json.loads(r.helm("history", r.name, "-o", "json").stdout)
     assert [h["revision"] for h in history][:4] == [1, 2, 3, 4] and history[3]["status"] == "deployed"
@@ -473,8 +621,17 @@ def test_upgrade_changes_the_stored_objects(chart):
     # helm rollback re-applies a stored manifest (no lookup), which would shrink the KafkaTopic;
     # the way back is uninstall.
     r.helm("uninstall", r.name, timed="uninstall", timeout=300)
-    left = kubectl("get", "-f", "-", "--namespace", r.ns, "--ignore-not-found", "-o", "name",
-                   input="\n---\n".join(json.dumps(o) for o in [*after_objs, *reused])).stdout.split()
+    left = kubectl(
+        "get",
+        "-f",
+        "-",
+        "--namespace",
+        r.ns,
+        "--ignore-not-found",
+        "-o",
+        "name",
+        input="\n---\n".join(json.dumps(o) for o in [*after_objs, *reused]),
+    ).stdout.split()
     assert left == []
 
 
@@ -484,8 +641,9 @@ def test_reuse_values_would_ignore_the_newer_default(chart):
     r = Release("reuse-values", chart, [])
     create_namespace_with_secrets(r.ns, external_secrets(chart, []))
     r.helm("install", r.name, str(chart), *values_args(chart, []), "--no-hooks", timeout=300)
-    newer = chart_with_new_default(chart, CHART_COPY.parent / "coupon-event-next-reuse",
-                                   "retentionMs: 604800000", "retentionMs: 259200000")
+    newer = chart_with_new_default(
+        chart, CHART_COPY.parent / "coupon-event-next-reuse", "retentionMs: 604800000", "retentionMs: 259200000"
+    )
     r.helm("upgrade", r.name, str(newer), "--reuse-values", "--no-hooks", timeout=300)
     topic = cc.issuance_topics(r.live(r.manifest()))[0]
     assert topic["spec"]["config"]["retention.ms"] == 604800000
@@ -495,8 +653,18 @@ def test_reuse_values_would_ignore_the_newer_default(chart):
 def test_schema_rejects_a_misspelled_key_on_the_server(chart):
     ns = "ev-misspelled"
     create_namespace_with_secrets(ns, external_secrets(chart, []))
-    proc = helm("install", "ev-misspelled", str(chart), *values_args(chart, []), "--set", "evnet.coupons=1",
-                "--dry-run=server", "--namespace", ns, check=False)
+    proc = helm(
+        "install",
+        "ev-misspelled",
+        str(chart),
+        *values_args(chart, []),
+        "--set",
+        "evnet.coupons=1",
+        "--dry-run=server",
+        "--namespace",
+        ns,
+        check=False,
+    )
     assert proc.returncode != 0
     assert "evnet" in proc.stderr
     status = helm("status", "ev-misspelled", "--namespace", ns, check=False)
@@ -508,8 +676,11 @@ def test_server_rejects_an_invalid_custom_resource(release):
     if release.scenario != "defaults":
         pytest.skip("checked once")
     topic = cc.issuance_topics(release.objects)[0]
-    bad = {"apiVersion": topic["apiVersion"], "kind": "KafkaTopic",
-           "metadata": {"name": "bad-topic", "namespace": release.ns, "labels": topic["metadata"]["labels"]},
-           "spec": {"partitions": "twelve", "replicas": 3}}
+    bad = {
+        "apiVersion": topic["apiVersion"],
+        "kind": "KafkaTopic",
+        "metadata": {"name": "bad-topic", "namespace": release.ns, "labels": topic["metadata"]["labels"]},
+        "spec": {"partitions": "twelve", "replicas": 3},
+    }
     proc = kubectl("apply", "--dry-run=server", "-f", "-", input=json.dumps(bad), check=False)
     assert proc.returncode != 0 and "partitions" in proc.stderr

@@ -1,26 +1,32 @@
 """The browser suite's fixtures: the local stack's addresses, the one-host front (local/front.py)
 and Debian's chromium driven by Playwright. tests/browser/run.sh starts the stack first."""
+
 import json
 import os
 import pathlib
-import sys
 import threading
 import time
 import urllib.request
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "local"))
+from front import handler  # local/front.py
+from verifier import harness, tokens
+from verifier.settings import Settings
 
-from front import handler  # noqa: E402  (local/front.py)
-from verifier import harness, tokens  # noqa: E402
-from verifier.settings import Settings  # noqa: E402
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 # headless, nothing fetched by the browser on its own
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 SHOTS = ROOT / "build" / "browser"
 
 
@@ -54,8 +60,13 @@ class Stack:
         as on a starved host) is tried again, as a client would."""
         deadline = time.time() + timeout
         while True:
-            status, answer = harness.http("PUT", f"{self.room}/api/v1/admin/waiting-room/zones/coupon-{coupon}",
-                                          controls, self.admin_token(), timeout=30)
+            status, answer = harness.http(
+                "PUT",
+                f"{self.room}/api/v1/admin/waiting-room/zones/coupon-{coupon}",
+                controls,
+                self.admin_token(),
+                timeout=30,
+            )
             if status not in (0, 503) or time.time() > deadline:
                 break
             time.sleep(2)
@@ -98,7 +109,8 @@ def front(settings):
 
     offset = settings.offset
     server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), handler(("127.0.0.1", 8070 + offset), ("127.0.0.1", 8080 + offset)))
+        ("127.0.0.1", 0), handler(("127.0.0.1", 8070 + offset), ("127.0.0.1", 8080 + offset))
+    )
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
@@ -135,7 +147,7 @@ def journeys(path):
     for line in pathlib.Path(path).read_text().splitlines():
         i = line.find("WR_JOURNEY ")
         if i >= 0:
-            text = line[i + len("WR_JOURNEY "):]
+            text = line[i + len("WR_JOURNEY ") :]
             # k6's console output quotes the message: msg="WR_JOURNEY {...}"
             text = text.rstrip('"').replace('\\"', '"')
             out.append(json.loads(text))

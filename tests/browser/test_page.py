@@ -1,12 +1,12 @@
 """The waiting-room page in Debian's chromium against the local stack, with k6 keeping a queue in
 front of the browser user (issue 38): join, wait as told, enter, coupon issued and in the database;
 and a run where the coupon sells out while the browser user waits. Screenshots: build/browser/."""
+
 import os
 import subprocess
 import time
 
 import pytest
-
 from conftest import ROOT, journeys, shot
 
 OUT = ROOT / "build" / "browser"
@@ -42,16 +42,34 @@ def k6_queue(stack, coupon, name):
     in the coupon's zone switched on (always queueing) at BUDGET users a minute."""
     stack.zone(coupon, mode="on", budgetPerMinute=BUDGET)
     offset = stack.settings.offset
-    env = dict(os.environ, COUPON_ID=str(coupon), USERS=str(AHEAD), RAMP="1s",
-               MAX_WAIT="3m", WR_URL=stack.room, BASE_URL=f"http://127.0.0.1:{8080 + offset}",
-               SUMMARY_PATH=str(OUT / f"{name}-k6.json"), USER_PREFIX=f"k6-{name}-")
+    env = dict(
+        os.environ,
+        COUPON_ID=str(coupon),
+        USERS=str(AHEAD),
+        RAMP="1s",
+        MAX_WAIT="3m",
+        WR_URL=stack.room,
+        BASE_URL=f"http://127.0.0.1:{8080 + offset}",
+        SUMMARY_PATH=str(OUT / f"{name}-k6.json"),
+        USER_PREFIX=f"k6-{name}-",
+    )
     for setting in ("WR_MODE", "WR_BUDGET", "WARMUP_COUPON_ID"):  # the zone is set above; no warm-up
         env.pop(setting, None)
     OUT.mkdir(parents=True, exist_ok=True)
-    log = open(OUT / f"{name}-k6.log", "w")
-    return subprocess.Popen([str(ROOT / "loadtests" / "run.sh"), "waiting-room.js", "--quiet",
-                             "--console-output", str(OUT / f"{name}-journeys.log")],
-                            env=env, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
+    log = open(OUT / f"{name}-k6.log", "w")  # noqa: SIM115  k6 writes it after this returns
+    return subprocess.Popen(
+        [
+            str(ROOT / "loadtests" / "run.sh"),
+            "waiting-room.js",
+            "--quiet",
+            "--console-output",
+            str(OUT / f"{name}-journeys.log"),
+        ],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        cwd=ROOT,
+    )
 
 
 def k6_done(k6, name):
@@ -79,7 +97,7 @@ def assert_polls_as_told(page):
     """Each room call after an answer with pollAfterMs was sent no sooner than it said, one at a time."""
     room = calls(page, "/waiting-room/")
     checked = 0
-    for prev, nxt in zip(room, room[1:]):
+    for prev, nxt in zip(room, room[1:], strict=False):
         assert "answered" in prev and prev["answered"] <= nxt["sent"], "two room calls at once"
         told = (prev.get("body") or {}).get("pollAfterMs")
         if told is not None:
@@ -111,8 +129,11 @@ def test_browser_user_waits_behind_k6_and_gets_a_coupon(stack, front, page):
         def shed_once(route):
             if not shed:
                 shed.append(1)
-                route.fulfill(status=503, headers={"Retry-After": "2", "Content-Type": "application/problem+json"},
-                              body='{"status":503,"code":"OVERLOADED"}')
+                route.fulfill(
+                    status=503,
+                    headers={"Retry-After": "2", "Content-Type": "application/problem+json"},
+                    body='{"status":503,"code":"OVERLOADED"}',
+                )
             else:
                 route.continue_()
 
@@ -129,7 +150,8 @@ def test_browser_user_waits_behind_k6_and_gets_a_coupon(stack, front, page):
         # overdue at the wake.
         for _ in range(100):
             now, last = page.evaluate(
-                "[performance.now(), window.__calls.filter(c => c.url.includes('/waiting-room/')).pop()]")
+                "[performance.now(), window.__calls.filter(c => c.url.includes('/waiting-room/')).pop()]"
+            )
             if "answered" in last and (last.get("body") or {}).get("pollAfterMs") is not None:
                 break
             time.sleep(0.1)

@@ -1,13 +1,13 @@
 """The run's HTML report (local/report/render.py: make demo, make bench) in chromium: its charts
 are drawn, nothing is fetched from the network (the machine has none), and k6's own dashboard shows
 inside it. Screenshots in build/browser/report*.png."""
+
 import json
 import os
 import subprocess
 import sys
 
 import pytest
-
 from conftest import ROOT, shot
 
 RENDER = ROOT / "local" / "report" / "render.py"
@@ -24,16 +24,39 @@ def synthetic_run(out):
     for u in range(60):
         sent = t0 + u * 50
         admitted = t0 + 1000 + (u // 20) * 2000
-        j = {"user": f"user-{u}", "sentAt": sent, "joinedAt": sent + 5 + u % 7, "joinState": "QUEUED",
-             "position": u, "etaS": 1 + u // 20 * 2, "polls": 2, "state": "ADMITTED", "endedAt": admitted + 20,
-             "admittedAt": admitted, "admittedSeenAt": admitted + 20, "issue": "accepted",
-             "issuedAt": admitted + 70, "end": "accepted"}
+        j = {
+            "user": f"user-{u}",
+            "sentAt": sent,
+            "joinedAt": sent + 5 + u % 7,
+            "joinState": "QUEUED",
+            "position": u,
+            "etaS": 1 + u // 20 * 2,
+            "polls": 2,
+            "state": "ADMITTED",
+            "endedAt": admitted + 20,
+            "admittedAt": admitted,
+            "admittedSeenAt": admitted + 20,
+            "issue": "accepted",
+            "issuedAt": admitted + 70,
+            "end": "accepted",
+        }
         text = json.dumps(j).replace('"', '\\"')
         lines.append(f'time="2027-01-15T08:00:0{u // 20}Z" level=info msg="WR_JOURNEY {text}" source=console')
     (out / "journeys.log").write_text("\n".join(lines) + "\n")
-    k6 = {"scenario": "waiting-room", "coupon_id": 4242, "users": 60, "requests": 60, "accepted": 60,
-          "sold_out": 0, "shed": 0, "unexpected": 0, "p95_ms": 70, "wr_joined": 60, "wr_queued": 60,
-          "wr_admitted": 60}
+    k6 = {
+        "scenario": "waiting-room",
+        "coupon_id": 4242,
+        "users": 60,
+        "requests": 60,
+        "accepted": 60,
+        "sold_out": 0,
+        "shed": 0,
+        "unexpected": 0,
+        "p95_ms": 70,
+        "wr_joined": 60,
+        "wr_queued": 60,
+        "wr_admitted": 60,
+    }
     (out / "k6-summary.json").write_text(json.dumps(k6))
     checks = {"never over-issued": True, "every 202 persisted": True, "waiting room: admission follows arrival": True}
     (out / "summary.json").write_text(json.dumps({"k6": k6, "verification": {"checks": checks, "passed": True}}))
@@ -41,8 +64,7 @@ def synthetic_run(out):
 
 def render(out):
     env = {k: v for k, v in os.environ.items() if k != "DB_URL"}  # no rows for a made-up coupon
-    res = subprocess.run([sys.executable, str(RENDER), str(out)], env=env, capture_output=True, text=True,
-                         timeout=60)
+    res = subprocess.run([sys.executable, str(RENDER), str(out)], env=env, capture_output=True, text=True, timeout=60)
     assert res.returncode == 0, res.stderr
     assert f"report: {out}/report.html" in res.stdout
     return out / "report.html"

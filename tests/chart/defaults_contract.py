@@ -10,6 +10,7 @@ runs, and a chart value changed alone, or a default changed alone, fails here.
 
 Usage: defaults_contract.py RENDER.yaml   (the chart rendered with its default values; prints one
 "ok   ..." or "FAIL ..." line per service and exits 1 on any FAIL)"""
+
 import json
 import os
 import re
@@ -104,7 +105,9 @@ def check_service(name, env, defaults):
                 if prop not in defaults:
                     problems.append(f"{prop} (SPRING_APPLICATION_JSON) = {leaf!r}: no default in application.yaml")
                 elif not same(leaf, defaults[prop]):
-                    problems.append(f"{prop} (SPRING_APPLICATION_JSON): chart {leaf!r}, application.yaml {defaults[prop]!r}")
+                    problems.append(
+                        f"{prop} (SPRING_APPLICATION_JSON): chart {leaf!r}, application.yaml {defaults[prop]!r}"
+                    )
             continue
         if var in WIRING:
             continue
@@ -153,7 +156,10 @@ def main(argv):
             for p in problems:
                 print(f"    {p}")
         else:
-            print(f"ok   defaults contract: {service}'s {len(envs[service])} chart settings are its application.yaml defaults or wiring")
+            print(
+                f"ok   defaults contract: {service}'s {len(envs[service])} chart settings are its application.yaml "
+                "defaults or wiring"
+            )
     return 1 if failed else 0
 
 

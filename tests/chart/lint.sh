@@ -9,9 +9,14 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 CHART=$1; shift
 OUT="$ROOT/build/chart/rendered"
-CRDS="${CRDS_DIR:-${SHARED_DIR:-$ROOT/../shared}/crds}"
-[ -d "$CRDS" ] || { echo "FAIL the operators' CRDs are not at $CRDS: put shared/ beside the checkout, or set SHARED_DIR or CRDS_DIR"; exit 1; }
-MYSQL_SCHEMA="$(dirname "$CRDS")/schemas/helm-values/mysql-14.0.5.values.schema.json"
+# The operators' CRDs (scripts/tools.sh crds: KEDA's and prometheus-operator's from their pinned Go
+# modules, the others from ../shared), or CRDS_DIR; Bitnami's values schema from ../shared.
+SHARED="${SHARED_DIR:-$ROOT/../shared}"
+if [ -z "${CRDS_DIR:-}" ]; then "$ROOT/scripts/tools.sh" crds || exit 1; fi
+CRDS="${CRDS_DIR:-$ROOT/.tools/crds}"
+[ -d "$CRDS" ] || { echo "FAIL the operators' CRDs are not at $CRDS (CRDS_DIR)"; exit 1; }
+MYSQL_SCHEMA="$SHARED/schemas/helm-values/mysql-14.0.5.values.schema.json"
+[ -f "$MYSQL_SCHEMA" ] || { echo "FAIL $MYSQL_SCHEMA missing: put shared/ beside the checkout, or set SHARED_DIR"; exit 1; }
 rm -rf "$OUT"; mkdir -p "$OUT"
 fail=0; n=0
 base=(-f "$HERE/fixtures/offline-external.yaml")

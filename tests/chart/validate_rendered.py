@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
 """Checks every custom resource in rendered manifests against the CRD schema of the operator
-version the chart targets (shared/crds). Stricter than the API server, which silently prunes
+version the chart targets (scripts/tools.sh crds). Stricter than the API server, which silently prunes
 unknown fields: here an unknown field is an error, so a misspelled or removed field (Strimzi v1
 dropped several v1beta2 ones) is caught before it reaches a cluster.
 Usage: validate_rendered.py CRDS_DIR rendered.yaml..."""
+
 import glob
 import sys
 
 import jsonschema
 import yaml
-
 
 # Value validations of a structural schema: their branches only constrain fields the structure
 # declares (e.g. Strimzi's env: oneOf {required: [value]} / {required: [valueFrom]}), so they stay open.
@@ -26,8 +26,12 @@ def strict(schema, structural=True):
     if schema.get("x-kubernetes-int-or-string"):
         out.pop("type", None)
         out["anyOf"] = [{"type": "integer"}, {"type": "string"}]
-    if structural and "properties" in schema and "additionalProperties" not in schema \
-            and not schema.get("x-kubernetes-preserve-unknown-fields"):
+    if (
+        structural
+        and "properties" in schema
+        and "additionalProperties" not in schema
+        and not schema.get("x-kubernetes-preserve-unknown-fields")
+    ):
         out["additionalProperties"] = False
     if schema.get("nullable"):
         out.pop("type", None)
@@ -44,13 +48,23 @@ Loader.add_constructor("tag:yaml.org,2002:value", lambda loader, node: loader.co
 def load_crds(root):
     crds = {}
     # Only the CRDs of kinds the chart renders (the others are large and slow to parse).
-    wanted = ("kafka.yaml", "kafkanodepool.yaml", "kafkatopic.yaml", "scaledobjects.yaml",
-              "_triggerauthentications.yaml", "testruns.yaml", "servicemonitors.yaml", "podmonitors.yaml",
-              "prometheusrules.yaml")
+    wanted = (
+        "kafka.yaml",
+        "kafkanodepool.yaml",
+        "kafkatopic.yaml",
+        "scaledobjects.yaml",
+        "_triggerauthentications.yaml",
+        "testruns.yaml",
+        "servicemonitors.yaml",
+        "podmonitors.yaml",
+        "prometheusrules.yaml",
+    )
     for path in glob.glob(f"{root}/**/*.yaml", recursive=True):
         if not path.lower().endswith(wanted):
             continue
-        for doc in yaml.load_all(open(path), Loader=Loader):
+        with open(path) as f:
+            docs = list(yaml.load_all(f, Loader=Loader))
+        for doc in docs:
             if not doc or doc.get("kind") != "CustomResourceDefinition":
                 continue
             group, kind = doc["spec"]["group"], doc["spec"]["names"]["kind"]
@@ -64,7 +78,9 @@ def main():
     crds = load_crds(sys.argv[1])
     checked, errors = 0, 0
     for path in sys.argv[2:]:
-        for doc in yaml.safe_load_all(open(path)):
+        with open(path) as f:
+            docs = list(yaml.safe_load_all(f))
+        for doc in docs:
             if not doc:
                 continue
             key = (doc.get("apiVersion"), doc.get("kind"))
@@ -82,7 +98,9 @@ def main():
                 where = "/".join(str(x) for x in p.absolute_path)
                 print(f"FAIL {path}: {key[1]} {doc['metadata'].get('name')}: {where}: {p.message}")
                 errors += 1
-    print(f"{'ok  ' if not errors else 'FAIL'} {checked} custom resources checked against their CRDs, {errors} problems")
+    print(
+        f"{'ok  ' if not errors else 'FAIL'} {checked} custom resources checked against their CRDs, {errors} problems"
+    )
     return 1 if errors else 0
 
 

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """docs/values.md, the table of the chart's values, generated from values.schema.json (types,
-descriptions, the shared shapes in $defs) and the defaults in values.yaml. Also checks that the schema is a valid draft-07 schema and that every key in it
-has a description.
+descriptions, the shared shapes in $defs) and the defaults in values.yaml. Also checks that the
+schema is a valid draft-07 schema and that every key in it has a description.
 
 Usage: values_doc.py check    every key described, docs/values.md up to date (chart-lint)
        values_doc.py update   rewrite docs/values.md (make chart-values-doc)"""
+
 import json
 import sys
+import textwrap
 from pathlib import Path
 
 import jsonschema
@@ -30,10 +32,17 @@ def lookup(values, path: list[str]):
     return values, True
 
 
-
-
 def cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    """One table cell or paragraph: no pipes or line breaks, and <placeholders> outside code spans
+    escaped, or Markdown would take them for HTML tags and show nothing."""
+    parts = text.replace("|", "\\|").replace("\n", " ").split("`")
+    parts[::2] = [p.replace("<", "&lt;").replace(">", "&gt;") for p in parts[::2]]
+    return "`".join(parts)
+
+
+def prose(text: str) -> list[str]:
+    """A paragraph wrapped at the docs' 120 columns."""
+    return textwrap.wrap(cell(text), 120, break_long_words=False, break_on_hyphens=False)
 
 
 def type_of(node: dict, defs: dict) -> str:
@@ -85,8 +94,7 @@ def rows(node: dict, defs: dict, path: list[str], values, with_defaults=True):
         yield from rows(prop, defs, here, values, with_defaults)
         items = prop.get("items")
         if isinstance(items, dict) and "properties" in items:
-            for row in rows(items, defs, [*here[:-1], f"{name}[]"], values, with_defaults=False):
-                yield row
+            yield from rows(items, defs, [*here[:-1], f"{name}[]"], values, with_defaults=False)
 
 
 def undocumented(node, defs, path="") -> list[str]:
@@ -116,10 +124,12 @@ def render(schema: dict) -> str:
     lines = [
         "# Values of the coupon-event chart",
         "",
-        "Generated from `values.schema.json` by `tests/chart/values_doc.py` (`make chart-values-doc`); "
-        "edit the schema, not this page. Defaults come from `values.yaml`. "
-        "The schema rejects unknown keys everywhere except in the Bitnami sections; "
-        "`examples/*.yaml` are complete events to start from.",
+        *prose(
+            "Generated from `values.schema.json` by `tests/chart/values_doc.py` (`make chart-values-doc`); "
+            "edit the schema, not this page. Defaults come from `values.yaml`. "
+            "The schema rejects unknown keys everywhere except in the Bitnami sections; "
+            "`examples/*.yaml` are complete events to start from."
+        ),
         "",
     ]
     top = {"properties": {k: v for k, v in schema["properties"].items() if "properties" not in v}}
@@ -127,11 +137,11 @@ def render(schema: dict) -> str:
     table(lines, list(rows(top, defs, [], values)), with_defaults=True)
     for name, prop in schema["properties"].items():
         if "properties" in prop:
-            lines += [f"## {name}", "", cell(description(prop, defs)), ""]
+            lines += [f"## {name}", "", *prose(description(prop, defs)), ""]
             table(lines, list(rows(prop, defs, [name], values)), with_defaults=True)
     lines += ["## Shared shapes", "", "Shapes the schema defines once (`$defs`) and uses under several keys.", ""]
     for name, node in defs.items():
-        lines += [f"### {name}", "", cell(description(node, defs) or f"Type: {type_of(node, defs)}."), ""]
+        lines += [f"### {name}", "", *prose(description(node, defs) or f"Type: {type_of(node, defs)}."), ""]
         if "properties" in node:
             table(lines, list(rows(node, defs, [], {}, with_defaults=False)), with_defaults=False)
         elif "items" in node and "properties" in node["items"]:

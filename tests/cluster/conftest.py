@@ -1,6 +1,7 @@
 """The report of the real-node test: build/cluster/report.json (figures) and timeline.txt (events in
 order, seconds from the start of the run). Written at the end of the session whatever passed, so a
 failed run still shows how far it got."""
+
 from __future__ import annotations
 
 import json

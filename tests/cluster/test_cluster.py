@@ -5,13 +5,13 @@ Runs inside the node's network namespace (tests/cluster/run.sh), with the node, 
 there. The tests depend on each other's state and run in file order; each records its figures in the
 report (conftest.py) and its events on the timeline.
 """
+
 from __future__ import annotations
 
 import json
 import os
 import re
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -22,9 +22,7 @@ import pytest
 import yaml
 
 from kube import ROOT, helm, kubectl, kubectl_json, run
-
-sys.path.insert(0, str(ROOT / "local"))
-from verifier import tokens  # noqa: E402  the one Python JWT signer
+from verifier import tokens
 
 HERE = Path(__file__).resolve().parent
 NS = "coupon-event"
@@ -41,9 +39,11 @@ COUPONS = {c["id"]: c for c in VALUES_DOC["event"]["coupons"]}
 REGISTRY = VALUES_DOC["global"]["imageRegistry"]
 # Registries the node's containerd mirrors to REGISTRY (k8s/node/node.sh registry_hosts).
 MIRRORED = ("ghcr.io/",)
-K6_IMAGE = f"{REGISTRY}/grafana/k6:" + \
-    next(l.split("=v")[1].split()[0] for l in (ROOT / "scripts/tools.sh").read_text().splitlines()
-         if l.startswith("K6_VERSION="))
+K6_IMAGE = f"{REGISTRY}/grafana/k6:" + next(
+    line.split("=v")[1].split()[0]
+    for line in (ROOT / "scripts/tools.sh").read_text().splitlines()
+    if line.startswith("K6_VERSION=")
+)
 # Traefik's NodePort on the node's address (k8s/node/manifests/traefik.yaml): the event's one host.
 INGRESS = f"http://{HARNESS}:30080"
 # How long a step may take on a slow host before it counts as failed: patient, but bounded.
@@ -56,8 +56,10 @@ RUN = str(int(time.time()))
 def rows(coupon: int, users: str = "%") -> int:
     """Rows of a coupon (of the users whose id matches the LIKE pattern), checked one per user."""
     with pymysql.connect(**DB, connect_timeout=5) as conn, conn.cursor() as cur:
-        cur.execute("SELECT COUNT(*), COUNT(DISTINCT user_id) FROM issued_coupons WHERE coupon_id = %s"
-                    " AND user_id LIKE %s", (coupon, users))
+        cur.execute(
+            "SELECT COUNT(*), COUNT(DISTINCT user_id) FROM issued_coupons WHERE coupon_id = %s AND user_id LIKE %s",
+            (coupon, users),
+        )
         total, users = cur.fetchone()
         assert total == users, f"coupon {coupon}: {total} rows for {users} users"
         return total
@@ -81,10 +83,14 @@ def deployment_ready(name: str) -> bool:
 
 
 def running_pods(component: str) -> list[str]:
-    pods = kubectl_json("-n", NS, "get", "pods", "-l",
-                        f"app.kubernetes.io/instance={RELEASE},app.kubernetes.io/component={component}")["items"]
-    return [p["metadata"]["name"] for p in pods
-            if p["status"].get("phase") == "Running" and not p["metadata"].get("deletionTimestamp")]
+    pods = kubectl_json(
+        "-n", NS, "get", "pods", "-l", f"app.kubernetes.io/instance={RELEASE},app.kubernetes.io/component={component}"
+    )["items"]
+    return [
+        p["metadata"]["name"]
+        for p in pods
+        if p["status"].get("phase") == "Running" and not p["metadata"].get("deletionTimestamp")
+    ]
 
 
 def cluster_ip(service: str) -> str:
@@ -103,38 +109,62 @@ def jwt_secret_ref() -> dict:
 
 # ---- k6 as a Job ------------------------------------------------------------------------------------
 
+
 def k6_job(name: str, *, script: str, env: list[dict]) -> None:
     """A Job that runs k6 with one of the chart's scripts (the script ConfigMap mounted at /scripts
     with lib/ beside the script) and the given env, as the release's load generator: the test's own
     traffic (issuance from a pod, the backlog). QA's load test runs through the k6-operator."""
-    items = [{"key": k, "path": k.replace("__", "/")}
-             for k in sorted(kubectl_json("-n", NS, "get", "configmap", SCRIPTS_CM)["data"])]
-    labels = {"app.kubernetes.io/name": "coupon-event", "app.kubernetes.io/instance": RELEASE,
-              "app.kubernetes.io/component": "loadtest", "coupon-event.io/k6-run": name}
+    items = [
+        {"key": k, "path": k.replace("__", "/")}
+        for k in sorted(kubectl_json("-n", NS, "get", "configmap", SCRIPTS_CM)["data"])
+    ]
+    labels = {
+        "app.kubernetes.io/name": "coupon-event",
+        "app.kubernetes.io/instance": RELEASE,
+        "app.kubernetes.io/component": "loadtest",
+        "coupon-event.io/k6-run": name,
+    }
     container = {
-        "name": "k6", "image": K6_IMAGE, "imagePullPolicy": "IfNotPresent",
+        "name": "k6",
+        "image": K6_IMAGE,
+        "imagePullPolicy": "IfNotPresent",
         "command": ["k6", "run", "--quiet", f"/scripts/{script}"],
         # The summary JSON on stdout, after k6's text summary (one writer, so never interleaved).
         "env": [*env, {"name": "SUMMARY_PATH", "value": "/dev/stdout"}],
-        "volumeMounts": [{"name": "scripts", "mountPath": "/scripts", "readOnly": True},
-                         {"name": "tmp", "mountPath": "/tmp"}],
+        "volumeMounts": [
+            {"name": "scripts", "mountPath": "/scripts", "readOnly": True},
+            {"name": "tmp", "mountPath": "/tmp"},
+        ],
         "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}},
-        "securityContext": {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True,
-                            "capabilities": {"drop": ["ALL"]}},
+        "securityContext": {
+            "allowPrivilegeEscalation": False,
+            "readOnlyRootFilesystem": True,
+            "capabilities": {"drop": ["ALL"]},
+        },
     }
     pod = {
-        "restartPolicy": "Never", "automountServiceAccountToken": False,
+        "restartPolicy": "Never",
+        "automountServiceAccountToken": False,
         "securityContext": {"runAsNonRoot": True, "runAsUser": 12345, "seccompProfile": {"type": "RuntimeDefault"}},
-        "volumes": [{"name": "scripts", "configMap": {"name": SCRIPTS_CM, "items": items}},
-                    {"name": "tmp", "emptyDir": {}}],
+        "volumes": [
+            {"name": "scripts", "configMap": {"name": SCRIPTS_CM, "items": items}},
+            {"name": "tmp", "emptyDir": {}},
+        ],
         "containers": [container],
     }
     job = {
-        "apiVersion": "batch/v1", "kind": "Job",
-        "metadata": {"name": name, "namespace": NS,
-                     "labels": {"coupon-event.io/test": "cluster", "coupon-event.io/k6-run": name}},
-        "spec": {"backoffLimit": 0, "ttlSecondsAfterFinished": 3600,
-                 "template": {"metadata": {"labels": labels}, "spec": pod}},
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {
+            "name": name,
+            "namespace": NS,
+            "labels": {"coupon-event.io/test": "cluster", "coupon-event.io/k6-run": name},
+        },
+        "spec": {
+            "backoffLimit": 0,
+            "ttlSecondsAfterFinished": 3600,
+            "template": {"metadata": {"labels": labels}, "spec": pod},
+        },
     }
     kubectl("apply", "-f", "-", input=json.dumps(job))
 
@@ -148,10 +178,12 @@ def k6_result(name: str, timeout: float = SLOW) -> tuple[int, list[dict], str]:
 def k6_pods_result(selector: str, what: str, timeout: float = SLOW) -> tuple[list[int], list[dict], str]:
     """Waits for the k6 pods the label selector names to end: (exit codes in pod-name order, the k6
     summaries their logs hold, the logs)."""
+
     def ended():
         pods = kubectl_json("-n", NS, "get", "pods", "-l", selector)["items"]
         states = [(p["status"].get("containerStatuses") or [{}])[0].get("state", {}).get("terminated") for p in pods]
         return pods if pods and all(states) else None
+
     pods = sorted(wait_until(what, ended, timeout, every=2), key=lambda p: p["metadata"]["name"])
     codes, summaries, logs = [], [], ""
     for p in pods:
@@ -180,20 +212,27 @@ def merged_summary(summaries: list[dict]) -> dict:
             elif isinstance(value, (int, float)) and isinstance(mine, (int, float)):
                 merged[key] = max(mine, value) if key.endswith(("_ms", "_s")) else mine + value
             elif isinstance(value, dict) and isinstance(mine, dict):
-                merged[key] = {k: (bool(mine.get(k, True)) and v) if isinstance(v, bool) else mine.get(k, v)
-                               for k, v in {**mine, **value}.items()}
+                merged[key] = {
+                    k: (bool(mine.get(k, True)) and v) if isinstance(v, bool) else mine.get(k, v)
+                    for k, v in {**mine, **value}.items()
+                }
     return merged
 
 
 def k6_env(coupon: int, **extra) -> list[dict]:
-    env = [{"name": "BASE_URL", "value": f"http://{API}:8080"}, {"name": "COUPON_ID", "value": str(coupon)},
-           {"name": "JWT_SECRET", "valueFrom": {"secretKeyRef": jwt_secret_ref()}},
-           # Functional runs: every answer is judged, latency on cold JVMs sharing two cores is not.
-           {"name": "P95_MS", "value": "60000"}, {"name": "P99_MS", "value": "60000"}]
+    env = [
+        {"name": "BASE_URL", "value": f"http://{API}:8080"},
+        {"name": "COUPON_ID", "value": str(coupon)},
+        {"name": "JWT_SECRET", "valueFrom": {"secretKeyRef": jwt_secret_ref()}},
+        # Functional runs: every answer is judged, latency on cold JVMs sharing two cores is not.
+        {"name": "P95_MS", "value": "60000"},
+        {"name": "P99_MS", "value": "60000"},
+    ]
     return env + [{"name": k, "value": str(v)} for k, v in extra.items()]
 
 
 # ---- the steps ----------------------------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def chart() -> str:
@@ -211,13 +250,30 @@ def test_install(chart, report):
     # The database password, as a team with a managed database keeps it: a Secret of its own.
     kubectl("-n", NS, "create", "secret", "generic", "coupon-db", "--from-literal=password=coupon", check=False)
     t0 = report.event("helm install")
-    proc = subprocess.Popen([str(ROOT / ".tools/bin/helm"), "install", RELEASE, chart, "-n", NS, "-f", str(VALUES),
-                             "--wait", "--timeout", f"{SLOW}s"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True)
-    ready = wait_until("API, consumer and waiting room Ready",
-                       lambda: all(_safe(deployment_ready, d) for d in (API, CONSUMER, WAITING_ROOM))
-                       or proc.poll() not in (None, 0),
-                       SLOW, every=2)
+    proc = subprocess.Popen(
+        [
+            str(ROOT / ".tools/bin/helm"),
+            "install",
+            RELEASE,
+            chart,
+            "-n",
+            NS,
+            "-f",
+            str(VALUES),
+            "--wait",
+            "--timeout",
+            f"{SLOW}s",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    ready = wait_until(
+        "API, consumer and waiting room Ready",
+        lambda: all(_safe(deployment_ready, d) for d in (API, CONSUMER, WAITING_ROOM)) or proc.poll() not in (None, 0),
+        SLOW,
+        every=2,
+    )
     if proc.poll() is None:
         t_ready = report.event("API, consumer and waiting-room Deployments Ready")
         report.figures["pods_ready_s"] = round(t_ready - t0, 1)
@@ -225,16 +281,20 @@ def test_install(chart, report):
     assert proc.returncode == 0, f"helm install failed:\n{out}"
     assert ready is True
     if report.figures["pods_ready_s"] is None:  # helm returned first: Ready by then at the latest
-        report.figures["pods_ready_s"] = round(
-            report.event("API, consumer and waiting-room Deployments Ready") - t0, 1)
+        report.figures["pods_ready_s"] = round(report.event("API, consumer and waiting-room Deployments Ready") - t0, 1)
     report.event("helm install returned (post-install hooks done)")
     # The API is Ready through its main connector's /readyz (readinessOnMainPort), which answers.
-    probe = kubectl_json("-n", NS, "get", "deployment", API)["spec"]["template"]["spec"]["containers"][0]["readinessProbe"]
+    probe = kubectl_json("-n", NS, "get", "deployment", API)["spec"]["template"]["spec"]["containers"][0][
+        "readinessProbe"
+    ]
     assert probe["httpGet"] == {"path": "/readyz", "port": "http", "scheme": "HTTP"}, probe
     run(["curl", "-fsS", "--max-time", "10", f"http://{cluster_ip(API)}:8080/readyz"])
     status = json.loads(helm("status", RELEASE, "-n", NS, "-o", "json").stdout)
-    hooks = {h["name"]: (h.get("last_run") or {}).get("phase") == "Succeeded" for h in status.get("hooks", [])
-             if "test" not in ",".join(h.get("events") or [])}
+    hooks = {
+        h["name"]: (h.get("last_run") or {}).get("phase") == "Succeeded"
+        for h in status.get("hooks", [])
+        if "test" not in ",".join(h.get("events") or [])
+    }
     report.figures["hooks"] = hooks
     assert hooks and all(hooks.values()), hooks
     assert {f"{RELEASE}-migrate", f"{RELEASE}-register"} <= set(hooks)
@@ -257,8 +317,9 @@ def test_helm_test(report):
 def test_issue_from_a_pod(report):
     """20 users issue coupon 1 through the API's Service from a pod; 20 rows reach MySQL."""
     users = 20
-    k6_job("issue-from-pod", script="spike.js",
-           env=k6_env(1, VUS=users, USERS=users, RAMP="1s", USER_PREFIX=f"pod-{RUN}-"))
+    k6_job(
+        "issue-from-pod", script="spike.js", env=k6_env(1, VUS=users, USERS=users, RAMP="1s", USER_PREFIX=f"pod-{RUN}-")
+    )
     code, summaries, logs = k6_result("issue-from-pod")
     assert code == 0, logs[-3000:]
     assert summaries and summaries[0]["accepted"] == users, summaries
@@ -267,13 +328,22 @@ def test_issue_from_a_pod(report):
     report.event(f"{users} coupons issued from a pod, {users} rows in MySQL")
 
 
-def _http(method: str, url: str, token: str, headers: dict | None = None,
-          body: dict | None = None) -> tuple[int, dict, float]:
+def _http(
+    method: str, url: str, token: str, headers: dict | None = None, body: dict | None = None
+) -> tuple[int, dict, float]:
     """(status, JSON body, milliseconds) of one request with a user's bearer token."""
     data = json.dumps(body or {}).encode() if method in ("POST", "PUT") else None
-    req = urllib.request.Request(url, data=data, method=method, headers={
-        "Authorization": f"Bearer {token}", "Accept": "application/json", "Content-Type": "application/json",
-        **(headers or {})})
+    req = urllib.request.Request(
+        url,
+        data=data,
+        method=method,
+        headers={
+            "Authorization": f"Bearer {token}",
+            "Accept": "application/json",
+            "Content-Type": "application/json",
+            **(headers or {}),
+        },
+    )
     t0 = time.monotonic()
     try:
         with urllib.request.urlopen(req, timeout=30) as resp:
@@ -302,8 +372,12 @@ def test_waiting_room_join_and_poll(report):
     assert polled.get("entryToken"), polled
     figures.update(polls=len(polls), poll_ms_max=max(polls), state=polled["state"])
     report.event(f"waiting room: admitted after {len(polls)} poll(s), slowest {max(polls)} ms")
-    status, issued, issue_ms = _http("POST", f"http://{cluster_ip(API)}:8080/api/v1/coupons/1/issuances", token,
-                                     {"Coupon-Entry-Token": polled["entryToken"]})
+    status, issued, issue_ms = _http(
+        "POST",
+        f"http://{cluster_ip(API)}:8080/api/v1/coupons/1/issuances",
+        token,
+        {"Coupon-Entry-Token": polled["entryToken"]},
+    )
     assert status == 202, issued
     figures.update(issued_with_entry_token=status)
     report.event(f"issued coupon 1 with the entry token ({status}, {issue_ms} ms)")
@@ -319,6 +393,7 @@ def _poll_until_admitted(entries: str, token: str, polls: list, headers: dict | 
         assert body["state"] == "QUEUED", body
         time.sleep(min(body.get("pollAfterMs", 1000), 5000) / 1000)
         return None
+
     return wait_until("admitted by the waiting room", admitted, 120, every=0)
 
 
@@ -345,10 +420,14 @@ def test_waiting_room_gates_the_api_while_it_queues(report):
         status, body, _ = _http("POST", issue, tokens.token(f"no-token-{RUN}-{next(tries)}", secret, ttl=600))
         assert status in (202, 403), (status, body)
         return (status, body) if status == 403 else None
+
     status, body = wait_until("the API refusing issuances without an entry token", refused, 60)
     assert body.get("code") == "ENTRY_REQUIRED", body
-    figures.update(gate_refused=status, gate_refused_code=body["code"],
-                   gate_on_s=round(report.event("API refuses without a token: 403 ENTRY_REQUIRED") - t0, 1))
+    figures.update(
+        gate_refused=status,
+        gate_refused_code=body["code"],
+        gate_on_s=round(report.event("API refuses without a token: 403 ENTRY_REQUIRED") - t0, 1),
+    )
     polls: list = []
     admitted = _poll_until_admitted(f"{base}/waiting-room/coupons/1/entries", token, polls)
     status, issued, _ = _http("POST", issue, token, {"Coupon-Entry-Token": admitted["entryToken"]})
@@ -363,6 +442,7 @@ def test_waiting_room_gates_the_api_while_it_queues(report):
         status, body, _ = _http("POST", issue, tokens.token(f"after-gate-{RUN}-{next(tries)}", secret, ttl=600))
         assert status in (202, 403), (status, body)
         return status == 202
+
     wait_until("the gate open again", open_again, 60)
     figures["gate_off_s"] = round(report.event("gate open again: issuance without a token accepted") - t1, 1)
 
@@ -383,11 +463,14 @@ def test_one_way_in_through_the_ingress_controller(report):
                 return resp.status, resp.headers.get("Content-Type", ""), resp.read().decode()
         except (urllib.error.URLError, OSError):
             return None
+
     served = wait_until("the page served through Traefik", lambda: (p := page()) and p[0] == 200 and p, 180, every=2)
     status, content_type, html = served
     assert content_type.startswith("text/html") and "<html" in html.lower(), (content_type, html[:200])
     figures = report.figures.setdefault("ingress", {})
-    image = kubectl_json("-n", "traefik", "get", "deployment", "traefik")["spec"]["template"]["spec"]["containers"][0]["image"]
+    image = kubectl_json("-n", "traefik", "get", "deployment", "traefik")["spec"]["template"]["spec"]["containers"][0][
+        "image"
+    ]
     figures.update(controller=image.rsplit("/", 1)[-1], host=host, page=status)
     report.event(f"ingress: the page answers {status} through Traefik at {host}")
 
@@ -398,16 +481,21 @@ def test_one_way_in_through_the_ingress_controller(report):
     assert status == 200 and joined["state"] in ("QUEUED", "ADMITTED"), (status, joined)
     polls: list = []
     admitted = _poll_until_admitted(entries, token, polls, by_host)
-    status, issued, _ = _http("POST", f"{INGRESS}/api/v1/coupons/1/issuances", token,
-                              {**by_host, "Coupon-Entry-Token": admitted["entryToken"]})
+    status, issued, _ = _http(
+        "POST",
+        f"{INGRESS}/api/v1/coupons/1/issuances",
+        token,
+        {**by_host, "Coupon-Entry-Token": admitted["entryToken"]},
+    )
     assert status == 202, issued
     wait_until("the front-door user's row in MySQL", lambda: rows(1, user) == 1, 120)
     figures.update(join=200, polls=len(polls), issued=status, row=1)
     report.event(f"ingress: joined, admitted after {len(polls)} poll(s), issued ({status}), row in MySQL")
 
     admin = tokens.token(f"front-admin-{RUN}", _jwt_secret_value(), admin=True, ttl=600)
-    req = urllib.request.Request(f"{INGRESS}/api/v1/admin/coupons/1",
-                                 headers={**by_host, "Authorization": f"Bearer {admin}"})
+    req = urllib.request.Request(
+        f"{INGRESS}/api/v1/admin/coupons/1", headers={**by_host, "Authorization": f"Bearer {admin}"}
+    )
     try:
         with urllib.request.urlopen(req, timeout=30) as resp:
             status, body = resp.status, resp.read()[:300]
@@ -420,6 +508,7 @@ def test_one_way_in_through_the_ingress_controller(report):
 def test_api_hpa_reads_cpu(report):
     """The API's HPA (and the waiting room's) scale on CPU: with metrics-server on the node, each
     reads its pods' CPU utilisation from the resource metrics API (status.currentMetrics)."""
+
     def cpu(name):
         hpa = kubectl_json("-n", NS, "get", "hpa", name)
         for m in hpa["status"].get("currentMetrics") or []:
@@ -428,9 +517,12 @@ def test_api_hpa_reads_cpu(report):
                 if value is not None:
                     return value
         return None
+
     readings = {}
     for name in (API, WAITING_ROOM):
-        readings[name] = wait_until(f"HPA {name} reading CPU", lambda: [v for v in [cpu(name)] if v is not None], 300, 5)[0]
+        readings[name] = wait_until(
+            f"HPA {name} reading CPU", lambda name=name: [v for v in [cpu(name)] if v is not None], 300, 5
+        )[0]
         report.event(f"HPA {name}: CPU {readings[name]}% of requests (metrics-server)")
     report.figures["hpa_cpu_metric"] = True
     report.figures["hpa_cpu_percent"] = readings
@@ -444,16 +536,29 @@ def _probe_pod(namespace: str, name: str, labels: dict, first: str = "") -> None
     """A curl pod (the helm test's image) that sleeps, to try connections from; `first` is a shell
     command it runs the moment it starts, before the sleep."""
     kubectl("create", "namespace", namespace, check=False)
-    pod = {"apiVersion": "v1", "kind": "Pod",
-           "metadata": {"name": name, "namespace": namespace, "labels": {"coupon-event.io/test": "cluster", **labels}},
-           "spec": {"restartPolicy": "Never", "automountServiceAccountToken": False, "terminationGracePeriodSeconds": 0,
-                    "securityContext": {"runAsNonRoot": True, "runAsUser": 10001,
-                                        "seccompProfile": {"type": "RuntimeDefault"}},
-                    "containers": [{"name": "curl", "image": f"{REGISTRY}/curlimages/curl:local",
-                                    "command": ["sh", "-c", f"{first}\nexec sleep 3600"],
-                                    "securityContext": {"allowPrivilegeEscalation": False,
-                                                        "readOnlyRootFilesystem": True,
-                                                        "capabilities": {"drop": ["ALL"]}}}]}}
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": namespace, "labels": {"coupon-event.io/test": "cluster", **labels}},
+        "spec": {
+            "restartPolicy": "Never",
+            "automountServiceAccountToken": False,
+            "terminationGracePeriodSeconds": 0,
+            "securityContext": {"runAsNonRoot": True, "runAsUser": 10001, "seccompProfile": {"type": "RuntimeDefault"}},
+            "containers": [
+                {
+                    "name": "curl",
+                    "image": f"{REGISTRY}/curlimages/curl:local",
+                    "command": ["sh", "-c", f"{first}\nexec sleep 3600"],
+                    "securityContext": {
+                        "allowPrivilegeEscalation": False,
+                        "readOnlyRootFilesystem": True,
+                        "capabilities": {"drop": ["ALL"]},
+                    },
+                }
+            ],
+        },
+    }
     kubectl("apply", "-f", "-", input=json.dumps(pod))
     kubectl("-n", namespace, "wait", "--for=condition=Ready", f"pod/{name}", "--timeout=300s", timeout=320)
 
@@ -462,8 +567,10 @@ def _connect_cmd(target: str) -> str:
     """A shell command that prints `connected` when a TCP connection to host:port opens. The firewall
     rejects (kube-router's REJECT: curl fails at once) or the server answers or closes: curl's
     verbose "Connected to" line is the open connection, whatever the protocol behind the port."""
-    return (f"if curl -sv --connect-timeout 3 --max-time 5 http://{target}/ 2>&1 </dev/null | grep -q 'Connected to'; "
-            "then echo connected; else echo refused; fi")
+    return (
+        f"if curl -sv --connect-timeout 3 --max-time 5 http://{target}/ 2>&1 </dev/null | grep -q 'Connected to'; "
+        "then echo connected; else echo refused; fi"
+    )
 
 
 def _connects(namespace: str, pod: str, target: str) -> bool:
@@ -485,8 +592,9 @@ def _settles(namespace: str, pod: str, target: str, want: bool, within: float = 
 
 
 def _pod_ip(component: str) -> str:
-    pods = kubectl_json("-n", NS, "get", "pods", "-l",
-                        f"app.kubernetes.io/instance={RELEASE},app.kubernetes.io/component={component}")["items"]
+    pods = kubectl_json(
+        "-n", NS, "get", "pods", "-l", f"app.kubernetes.io/instance={RELEASE},app.kubernetes.io/component={component}"
+    )["items"]
     return next(p["status"]["podIP"] for p in pods if p["status"].get("phase") == "Running")
 
 
@@ -507,14 +615,23 @@ def test_network_policies_enforced(report):
         _probe_pod(NS, "as-loadtest", {**RELEASE_LABELS, "app.kubernetes.io/component": "loadtest"})
         # Its first connection is made as its container starts, as the k6-operator's starter makes its
         # only one: whether the enforcer admits a new pod by its labels that early.
-        _probe_pod(NS, "as-test", {**RELEASE_LABELS, "app.kubernetes.io/component": "test"},
-                   first=_connect_cmd(f"{api}:8081"))
-        first = wait_until("the new pod's first connection logged",
-                           lambda: kubectl("-n", NS, "logs", "as-test", check=False).stdout.split(), 60, 1)
+        _probe_pod(
+            NS, "as-test", {**RELEASE_LABELS, "app.kubernetes.io/component": "test"}, first=_connect_cmd(f"{api}:8081")
+        )
+        first = wait_until(
+            "the new pod's first connection logged",
+            lambda: kubectl("-n", NS, "logs", "as-test", check=False).stdout.split(),
+            60,
+            1,
+        )
         allowed = {
             "another namespace -> API :8080 (apiIngressFrom empty: everyone)": (PROBE_NS, "outsider", f"{api}:8080"),
             "another namespace -> waiting room :8070 (everyone)": (PROBE_NS, "outsider", f"{room}:8070"),
-            "another namespace -> Kafka (outside the cluster; that namespace has no policy)": (PROBE_NS, "outsider", kafka),
+            "another namespace -> Kafka (outside the cluster; that namespace has no policy)": (
+                PROBE_NS,
+                "outsider",
+                kafka,
+            ),
             "load generator -> API :8080": (NS, "as-loadtest", f"{api}:8080"),
             "load generator -> waiting room :8070": (NS, "as-loadtest", f"{room}:8070"),
             "helm test pod -> API management :8081": (NS, "as-test", f"{api}:8081"),
@@ -527,7 +644,11 @@ def test_network_policies_enforced(report):
             "release pod without a client label -> Kafka": (NS, "no-client", kafka),
             "release pod without a client label -> Redis": (NS, "no-client", redis),
             "release pod without a client label -> MySQL": (NS, "no-client", mysql),
-            "release pod without a client label -> API :8080 (its own egress is denied)": (NS, "no-client", f"{api}:8080"),
+            "release pod without a client label -> API :8080 (its own egress is denied)": (
+                NS,
+                "no-client",
+                f"{api}:8080",
+            ),
             "load generator -> Redis": (NS, "as-loadtest", redis),
             "load generator -> API management :8081": (NS, "as-loadtest", f"{api}:8081"),
             "load generator -> consumer admin :8080": (NS, "as-loadtest", f"{consumer}:8080"),
@@ -537,17 +658,23 @@ def test_network_policies_enforced(report):
         blocked = {k: _settles(*v, want=False, within=30) for k, v in denied.items()}
     finally:
         kubectl("delete", "namespace", PROBE_NS, "--wait=false", check=False)
-        kubectl("-n", NS, "delete", "pod", "no-client", "as-loadtest", "as-test", "--wait=true", check=False,
-                timeout=120)
+        kubectl(
+            "-n", NS, "delete", "pod", "no-client", "as-loadtest", "as-test", "--wait=true", check=False, timeout=120
+        )
     figures = report.figures
-    figures["network_paths"] = {"allowed": ok, "denied": blocked,
-                                "new_pod_first_connect_by_label": first[-1] if first else None}
+    figures["network_paths"] = {
+        "allowed": ok,
+        "denied": blocked,
+        "new_pod_first_connect_by_label": first[-1] if first else None,
+    }
     figures["allowed_paths_ok"] = f"{sum(ok.values())}/{len(ok)}"
     figures["denied_paths_denied"] = f"{sum(blocked.values())}/{len(blocked)}"
     figures["networkpolicy_enforced"] = all(blocked.values())
-    report.event(f"network paths: {figures['allowed_paths_ok']} allowed work, "
-                 f"{figures['denied_paths_denied']} denied are denied; a new pod admitted by its labels: "
-                 f"first connection {figures['network_paths']['new_pod_first_connect_by_label']}")
+    report.event(
+        f"network paths: {figures['allowed_paths_ok']} allowed work, "
+        f"{figures['denied_paths_denied']} denied are denied; a new pod admitted by its labels: "
+        f"first connection {figures['network_paths']['new_pod_first_connect_by_label']}"
+    )
     assert all(ok.values()), ok
     assert all(blocked.values()), blocked
 
@@ -557,8 +684,11 @@ def external_metric() -> tuple[str, float]:
     hpa = kubectl_json("-n", NS, "get", "hpa", f"keda-hpa-{CONSUMER}")
     metric = hpa["spec"]["metrics"][0]["external"]["metric"]
     selector = ",".join(f"{k}={v}" for k, v in metric["selector"]["matchLabels"].items())
-    raw = kubectl("get", "--raw", f"/apis/external.metrics.k8s.io/v1beta1/namespaces/{NS}/{metric['name']}"
-                  f"?labelSelector={selector}").stdout
+    raw = kubectl(
+        "get",
+        "--raw",
+        f"/apis/external.metrics.k8s.io/v1beta1/namespaces/{NS}/{metric['name']}?labelSelector={selector}",
+    ).stdout
     value = json.loads(raw)["items"][0]["value"]
     return metric["name"], float(value[:-1]) / 1000 if value.endswith("m") else float(value)
 
@@ -578,8 +708,11 @@ def test_keda_scales_the_consumer_on_lag(report):
     backlog = 2000
     t_start = report.event(f"backlog: {backlog} issuances of coupon 1 from a k6 Job")
     # No status polling: users do not wait for their row, so the backlog builds at the API's pace.
-    k6_job("backlog", script="spike.js",
-           env=k6_env(1, VUS=100, USERS=backlog, RAMP="2s", POLL_INTERVAL=0, USER_PREFIX=f"backlog-{RUN}-"))
+    k6_job(
+        "backlog",
+        script="spike.js",
+        env=k6_env(1, VUS=100, USERS=backlog, RAMP="2s", POLL_INTERVAL=0, USER_PREFIX=f"backlog-{RUN}-"),
+    )
     threshold = float(a["lagThreshold"])
     marks: dict[str, float] = {}
     deadline = time.monotonic() + SLOW
@@ -598,8 +731,11 @@ def test_keda_scales_the_consumer_on_lag(report):
             ("out", len(pods) > a["minReplicas"], f"{len(pods)} consumer pods Running"),
             ("max", len(pods) == a["maxReplicas"], f"{len(pods)} consumer pods Running (max)"),
             ("drained", "out" in marks and done >= backlog and lag == 0, f"backlog drained ({done} rows), lag 0"),
-            ("in", "drained" in marks and len(pods) == a["minReplicas"] and desired == a["minReplicas"],
-             f"back to {len(pods)} consumer pod"),
+            (
+                "in",
+                "drained" in marks and len(pods) == a["minReplicas"] and desired == a["minReplicas"],
+                f"back to {len(pods)} consumer pod",
+            ),
         ]:
             if key not in marks and cond:
                 marks[key] = report.event(text)
@@ -642,14 +778,29 @@ def test_loadtest_testrun(chart, report):
     t0 = report.event(f"helm upgrade: loadtest.runId={run_id}, parallelism {parallelism}")
     # No --wait: the upgrade adds only the TestRun, whose stages this follows itself (the upgrade's
     # hooks take long enough here that it has often finished by then).
-    helm("upgrade", RELEASE, chart, "-n", NS, "-f", str(VALUES), "--set",
-         f"loadtest.enabled=true,loadtest.runId={run_id},loadtest.parallelism={parallelism}",
-         "--timeout", f"{SLOW}s", timeout=SLOW + 60)
+    helm(
+        "upgrade",
+        RELEASE,
+        chart,
+        "-n",
+        NS,
+        "-f",
+        str(VALUES),
+        "--set",
+        f"loadtest.enabled=true,loadtest.runId={run_id},loadtest.parallelism={parallelism}",
+        "--timeout",
+        f"{SLOW}s",
+        timeout=SLOW + 60,
+    )
     trs = kubectl_json("-n", NS, "get", "testruns.k6.io")["items"]
     assert len(trs) == 1, [t["metadata"]["name"] for t in trs]
     name = trs[0]["metadata"]["name"]
-    figures = report.figures["testrun"] = {"name": name, "operator_exercised": False, "parallelism": parallelism,
-                                           "stages": []}
+    figures = report.figures["testrun"] = {
+        "name": name,
+        "operator_exercised": False,
+        "parallelism": parallelism,
+        "stages": [],
+    }
     stages = figures["stages"]
 
     def ended():
@@ -658,15 +809,20 @@ def test_loadtest_testrun(chart, report):
             stages.append(stage)
             report.event(f"TestRun {name}: stage {stage}")
         return stage if stage in ("finished", "error") else None
+
     stage = wait_until(f"TestRun {name} finished", ended, SLOW, every=2)
     figures.update(stage=stage, seconds=round(report.event(f"TestRun {name} {stage}") - t0, 1))
     jobs = {j["metadata"]["name"]: j for j in kubectl_json("-n", NS, "get", "jobs", "-l", f"k6_cr={name}")["items"]}
     figures["jobs"] = sorted(jobs)
     assert stage == "finished", (stages, _operator_logs())
     codes, summaries, logs = k6_pods_result(f"k6_cr={name},runner=true", f"runners of {name}", 120)
-    figures.update(runners_exit=codes, operator_exercised=all(
-        f"{name}-{role}" in jobs for role in ("initializer", "starter")) and len(codes) == parallelism,
-        requests=sum(s["requests"] for s in summaries), accepted=sum(s["accepted"] for s in summaries))
+    figures.update(
+        runners_exit=codes,
+        operator_exercised=all(f"{name}-{role}" in jobs for role in ("initializer", "starter"))
+        and len(codes) == parallelism,
+        requests=sum(s["requests"] for s in summaries),
+        accepted=sum(s["accepted"] for s in summaries),
+    )
     report.event(f"runners finished: k6 exit {codes}, {figures['accepted']} accepted")
     assert figures["operator_exercised"], figures
     assert codes == [0] * parallelism, logs[-4000:]
@@ -675,12 +831,35 @@ def test_loadtest_testrun(chart, report):
     path = OUT / "testrun-k6.json"
     path.write_text(json.dumps(summary))
     coupon = int(summary["coupon_id"])
-    env = dict(os.environ, DB_URL=f"jdbc:mysql://{HARNESS}:13306/coupon", DB_USER="coupon", DB_PASSWORD="coupon",
-               KAFKA_BOOTSTRAP=f"{HARNESS}:19092", API_URL=f"http://{cluster_ip(API)}:8080",
-               JWT_SECRET=_jwt_secret_value(), PORT_OFFSET="0", HARNESS_HOST=HARNESS)
-    proc = subprocess.run([str(ROOT / "local/verify.sh"), "verify", "--k6", str(path), "--coupon", str(coupon),
-                           "--quantity", str(COUPONS[coupon]["quantity"]), "--drain-timeout", "300"],
-                          env=env, capture_output=True, text=True, timeout=SLOW)
+    env = dict(
+        os.environ,
+        DB_URL=f"jdbc:mysql://{HARNESS}:13306/coupon",
+        DB_USER="coupon",
+        DB_PASSWORD="coupon",
+        KAFKA_BOOTSTRAP=f"{HARNESS}:19092",
+        API_URL=f"http://{cluster_ip(API)}:8080",
+        JWT_SECRET=_jwt_secret_value(),
+        PORT_OFFSET="0",
+        HARNESS_HOST=HARNESS,
+    )
+    proc = subprocess.run(
+        [
+            str(ROOT / "local/verify.sh"),
+            "verify",
+            "--k6",
+            str(path),
+            "--coupon",
+            str(coupon),
+            "--quantity",
+            str(COUPONS[coupon]["quantity"]),
+            "--drain-timeout",
+            "300",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=SLOW,
+    )
     (OUT / "testrun-verify.txt").write_text(proc.stdout + proc.stderr)
     report.figures["testrun"]["invariants"] = "passed" if proc.returncode == 0 else "failed"
     report.event(f"invariants {report.figures['testrun']['invariants']} (verifier against MySQL, Redis, Kafka)")
@@ -694,9 +873,11 @@ def test_images_pulled(report):
     later ones find it "already present"). The k6-operator's starter keeps its upstream name
     (ghcr.io/grafana/k6-operator, the TestRun's default) and is pulled through the node's ghcr.io
     mirror, which is the same registry."""
+
     def image(event):
         m = re.search(r'image "([^"]+)"', event.get("message", ""))
         return m.group(1) if m else None
+
     events = kubectl_json("get", "events", "-A", "--field-selector", "reason=Pulled")["items"]
     used = {image(e) for e in events if e["involvedObject"].get("namespace") == NS} - {None}
     pulled = {image(e) for e in events if e.get("message", "").startswith("Successfully pulled")} - {None}
@@ -714,12 +895,14 @@ def test_images_pulled(report):
 
 
 def _operator_logs() -> str:
-    return kubectl("-n", "k6-operator-system", "logs", "deployment/k6-operator-controller-manager", "--tail=60",
-                   check=False).stdout
+    return kubectl(
+        "-n", "k6-operator-system", "logs", "deployment/k6-operator-controller-manager", "--tail=60", check=False
+    ).stdout
 
 
 def _jwt_secret_value() -> str:
     import base64
+
     ref = jwt_secret_ref()
     data = kubectl_json("-n", NS, "get", "secret", ref["name"])["data"]
     return base64.b64decode(data[ref["key"]]).decode()
@@ -728,12 +911,32 @@ def _jwt_secret_value() -> str:
 def test_upgrade_to_a_changed_event(chart, report):
     """A third coupon added by `helm upgrade`: the registration hook runs again and the API serves it."""
     extra = OUT / "values-changed.yaml"
-    coupons = [*VALUES_DOC["event"]["coupons"],
-               {"id": 3, "name": "Added by upgrade", "quantity": 100, "opensAt": "2020-01-01T00:00:00Z",
-                "closesAt": "2099-01-01T00:00:00Z"}]
+    coupons = [
+        *VALUES_DOC["event"]["coupons"],
+        {
+            "id": 3,
+            "name": "Added by upgrade",
+            "quantity": 100,
+            "opensAt": "2020-01-01T00:00:00Z",
+            "closesAt": "2099-01-01T00:00:00Z",
+        },
+    ]
     extra.write_text(yaml.safe_dump({"event": {"coupons": coupons}}))
-    helm("upgrade", RELEASE, chart, "-n", NS, "-f", str(VALUES), "-f", str(extra), "--wait",
-         "--timeout", f"{SLOW}s", timeout=SLOW + 60)
+    helm(
+        "upgrade",
+        RELEASE,
+        chart,
+        "-n",
+        NS,
+        "-f",
+        str(VALUES),
+        "-f",
+        str(extra),
+        "--wait",
+        "--timeout",
+        f"{SLOW}s",
+        timeout=SLOW + 60,
+    )
     report.event("helm upgrade: coupon 3 added")
     assert not kubectl_json("-n", NS, "get", "testruns.k6.io")["items"], "the TestRun outlived loadtest.enabled=false"
     url = f"http://{cluster_ip(API)}:8080/api/v1/coupons/3"
@@ -746,14 +949,19 @@ def test_uninstall_leaves_nothing(report):
     kubectl("-n", NS, "delete", "jobs", "-l", "coupon-event.io/test=cluster", "--wait=true", timeout=300)
     helm("uninstall", RELEASE, "-n", NS, "--wait", "--timeout", f"{SLOW}s", timeout=SLOW + 60)
     report.event("helm uninstall")
-    kinds = ("all,configmaps,secrets,serviceaccounts,roles,rolebindings,networkpolicies,poddisruptionbudgets,"
-             "scaledobjects.keda.sh,horizontalpodautoscalers,servicemonitors.monitoring.coreos.com,"
-             "prometheusrules.monitoring.coreos.com,testruns.k6.io,jobs")
+    kinds = (
+        "all,configmaps,secrets,serviceaccounts,roles,rolebindings,networkpolicies,poddisruptionbudgets,"
+        "scaledobjects.keda.sh,horizontalpodautoscalers,servicemonitors.monitoring.coreos.com,"
+        "prometheusrules.monitoring.coreos.com,testruns.k6.io,jobs"
+    )
 
     def leftovers():
-        named = kubectl("-n", NS, "get", kinds, "-l", f"app.kubernetes.io/instance={RELEASE}", "-o", "name").stdout.split()
+        named = kubectl(
+            "-n", NS, "get", kinds, "-l", f"app.kubernetes.io/instance={RELEASE}", "-o", "name"
+        ).stdout.split()
         pods = kubectl("-n", NS, "get", "pods", "-o", "name").stdout.split()
         return sorted(set(named + pods))
+
     deadline = time.monotonic() + 300
     while leftovers() and time.monotonic() < deadline:
         time.sleep(2)

@@ -1,21 +1,20 @@
 """The abuse suite runs against the harness tests/faults/run.sh started (PORT_OFFSET, RUN_DIR): the
 API over raw HTTP, MariaDB for what was written, the harness's logs for secrets."""
+
 import http.client
 import os
 import pathlib
-import sys
 import time
 
 import pytest
 
+from verifier import tokens  # the project's one JWT signer
+from verifier.harness import Api
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "local"))
 # The fault harness's place (tests/faults/run.sh exports them), never another suite's harness.
 os.environ.setdefault("PORT_OFFSET", "2000")
 os.environ.setdefault("RUN_DIR", str(ROOT / ".run" / "infra-faults"))
-
-from verifier import tokens  # noqa: E402  the project's one JWT signer
-from verifier.harness import Api  # noqa: E402
 from verifier.settings import Settings  # noqa: E402
 
 SETTINGS = Settings.from_env()
@@ -72,7 +71,7 @@ def raw_request(method, target, headers=None, timeout=TIMEOUT_S):
         try:
             while chunk := s.recv(65536):
                 data += chunk
-        except (socket.timeout, ConnectionResetError):
+        except (TimeoutError, ConnectionResetError):
             pass
     status = 0
     if data.startswith(b"HTTP/"):
@@ -93,8 +92,16 @@ def db():
     import pymysql
 
     host, port, name = SETTINGS.db_address()
-    conn = pymysql.connect(host=host, port=port, user=SETTINGS.db_user, password=SETTINGS.db_password,
-                           database=name, autocommit=True, charset="utf8mb4", connect_timeout=30)
+    conn = pymysql.connect(
+        host=host,
+        port=port,
+        user=SETTINGS.db_user,
+        password=SETTINGS.db_password,
+        database=name,
+        autocommit=True,
+        charset="utf8mb4",
+        connect_timeout=30,
+    )
     yield conn
     conn.close()
 

@@ -15,6 +15,7 @@ ISSUE_OUTCOME lines with LOG_OUTCOMES=1):
   never lapses and is renewed within GATE_RENEW_BUDGET_S, no skipper answered 202, the unknown ids
   are refused (404 COUPON_NOT_FOUND) and leave no Redis key and no meter.
 """
+
 import http.client
 import json
 import os
@@ -41,17 +42,33 @@ def scenarios(f):
     """The room's scenarios, built on faults.py's module `f` (Scenario, Run, the harness calls)."""
     room = Room(f)
     return [
-        f.Scenario("room-kill-failover", f"Waiting room SIGKILLed, restarted {ROOM_DOWN_S} s later, then its Redis "
-                   "master failed over, under a queued spike", "long", quantity=400, rate=2, duration=180,
-                   inject=room.kill_and_failover, checks=room.kill_checks, settle_timeout=180),
-        f.Scenario("zone-flood", f"{FLOOD_IDS} unknown coupon ids joined and polled while a real zone queues",
-                   "short", quantity=150, rate=2, duration=45, inject=room.flood, checks=room.flood_checks),
+        f.Scenario(
+            "room-kill-failover",
+            f"Waiting room SIGKILLed, restarted {ROOM_DOWN_S} s later, then its Redis "
+            "master failed over, under a queued spike",
+            "long",
+            quantity=400,
+            rate=2,
+            duration=180,
+            inject=room.kill_and_failover,
+            checks=room.kill_checks,
+            settle_timeout=180,
+        ),
+        f.Scenario(
+            "zone-flood",
+            f"{FLOOD_IDS} unknown coupon ids joined and polled while a real zone queues",
+            "short",
+            quantity=150,
+            rate=2,
+            duration=45,
+            inject=room.flood,
+            checks=room.flood_checks,
+        ),
     ]
 
 
 def redis_cli(port, *args, timeout=5):
-    res = subprocess.run(["redis-cli", "-c", "-p", str(port), *args], capture_output=True, text=True,
-                         timeout=timeout)
+    res = subprocess.run(["redis-cli", "-c", "-p", str(port), *args], capture_output=True, text=True, timeout=timeout)
     return res.stdout if res.returncode == 0 else None
 
 
@@ -109,14 +126,20 @@ class Room:
             self.f.services("up", "waiting-room")
 
     def zone(self, coupon, body):
-        status, answer = self.f.http("PUT", f"{self.url}/api/v1/admin/waiting-room/zones/coupon-{coupon}",
-                                     bearer=self.f.ADMIN, body=body, timeout=10)
+        status, answer = self.f.http(
+            "PUT",
+            f"{self.url}/api/v1/admin/waiting-room/zones/coupon-{coupon}",
+            bearer=self.f.ADMIN,
+            body=body,
+            timeout=10,
+        )
         if status != 200:
             raise RuntimeError(f"PUT zone coupon-{coupon}: {status} {answer}")
 
     def keys(self, coupon):
         """The zone's queue and admitted set, ({user: first arrival ms}, {user: admission ms}), and
         whether the zone holds the coupon sold out (its waiting users then leave at their next poll)."""
+
         def ask(*args):
             for port in self.f.REDIS_PORTS:
                 try:
@@ -139,10 +162,22 @@ class Room:
         self.up()
         run.gate = GateProbe(self.f, run)
         run.gate.start()
-        run.wave("room", "waiting-room.js", {
-            "WR_URL": self.url, "USERS": users, "RAMP": ramp, "MAX_WAIT": "4m", "WR_MODE": "on",
-            "WR_BUDGET": budget, "USER_OFFSET": ROOM_USER_OFFSET, "SHED_RETRIES": 5, "USERS_PER_VU": 50,
-            "MAX_DURATION": "6m"})
+        run.wave(
+            "room",
+            "waiting-room.js",
+            {
+                "WR_URL": self.url,
+                "USERS": users,
+                "RAMP": ramp,
+                "MAX_WAIT": "4m",
+                "WR_MODE": "on",
+                "WR_BUDGET": budget,
+                "USER_OFFSET": ROOM_USER_OFFSET,
+                "SHED_RETRIES": 5,
+                "USERS_PER_VU": 50,
+                "MAX_DURATION": "6m",
+            },
+        )
         run.notes["room_users"] = users
 
     def end(self, run):
@@ -158,8 +193,12 @@ class Room:
 
     def snapshot(self, run, label):
         q, adm, sold_out = found = self.keys(run.coupon)
-        run.notes.setdefault("snapshots", {})[label] = {"t": round(time.time() - run.t0, 1), "queued": len(q),
-                                                        "admitted": len(adm), "sold_out": sold_out}
+        run.notes.setdefault("snapshots", {})[label] = {
+            "t": round(time.time() - run.t0, 1),
+            "queued": len(q),
+            "admitted": len(adm),
+            "sold_out": sold_out,
+        }
         return found
 
     # ---- room-kill-failover -----------------------------------------------------------------------
@@ -172,8 +211,11 @@ class Room:
         before = self.snapshot(run, "before_kill")
         pid = f.pid_of("waiting-room")
         f.services("kill", "waiting-room")
-        run.mark("fault", f"SIGKILL the waiting room (pid {pid}) with {len(before[0])} users queued, "
-                          f"down {ROOM_DOWN_S} s before its restart")
+        run.mark(
+            "fault",
+            f"SIGKILL the waiting room (pid {pid}) with {len(before[0])} users queued, "
+            f"down {ROOM_DOWN_S} s before its restart",
+        )
         time.sleep(ROOM_DOWN_S)
         f.services("up", "waiting-room")
         run.mark("restored", "waiting room ready again")
@@ -200,9 +242,13 @@ class Room:
         out = []
         for fault in ("kill", "failover"):
             p = run.notes.get(fault)
-            out.append((f"no user lost their place ({fault})", p is not None and p["queued_before"] > 0 and p["lost"] == 0
-                        and p["moved_back"] == 0,
-                        json.dumps(p)))
+            out.append(
+                (
+                    f"no user lost their place ({fault})",
+                    p is not None and p["queued_before"] > 0 and p["lost"] == 0 and p["moved_back"] == 0,
+                    json.dumps(p),
+                )
+            )
         return out + self.journey_checks(run) + self.gate_checks(run)
 
     # ---- zone-flood -------------------------------------------------------------------------------
@@ -234,18 +280,33 @@ class Room:
         total = sum(answers.values())
         fault, restored = run.mark_time("fault"), run.mark_time("restored")
         absent, late, n = run.gate.window(fault, restored) if fault and restored else (None, None, 0)
-        return self.gate_checks(run) + [
-            ("the flood was made and refused (404 COUPON_NOT_FOUND or 503)", total >= FLOOD_IDS and refused == total,
-             f"{total} requests in {fl.get('seconds')} s: {answers}"),
-            (f"the tick within budget under the flood (gate renewed within {GATE_RENEW_BUDGET_S} s)",
-             n > 0 and late is not None and late <= GATE_RENEW_BUDGET_S,
-             f"longest renewal gap {late} s in {n} samples of the gate's PTTL during the flood"),
-            ("no Redis key for an unknown id", fl.get("keys") == 0 and fl.get("own_keys", 0) > 0,
-             f"{fl.get('keys')} keys naming a flooded id ({fl.get('own_keys')} naming the real coupon)"),
-            ("no meter for an unknown id", fl.get("meters") == 0,
-             f"{fl.get('meters')} series naming a flooded id ({fl.get('own_series')} naming the real zone); room "
-             f"series {fl.get('series_before')} -> {fl.get('series_after')}"),
-        ] + self.journey_checks(run)
+        return (
+            self.gate_checks(run)
+            + [
+                (
+                    "the flood was made and refused (404 COUPON_NOT_FOUND or 503)",
+                    total >= FLOOD_IDS and refused == total,
+                    f"{total} requests in {fl.get('seconds')} s: {answers}",
+                ),
+                (
+                    f"the tick within budget under the flood (gate renewed within {GATE_RENEW_BUDGET_S} s)",
+                    n > 0 and late is not None and late <= GATE_RENEW_BUDGET_S,
+                    f"longest renewal gap {late} s in {n} samples of the gate's PTTL during the flood",
+                ),
+                (
+                    "no Redis key for an unknown id",
+                    fl.get("keys") == 0 and fl.get("own_keys", 0) > 0,
+                    f"{fl.get('keys')} keys naming a flooded id ({fl.get('own_keys')} naming the real coupon)",
+                ),
+                (
+                    "no meter for an unknown id",
+                    fl.get("meters") == 0,
+                    f"{fl.get('meters')} series naming a flooded id ({fl.get('own_series')} naming the real "
+                    f"zone); room series {fl.get('series_before')} -> {fl.get('series_after')}",
+                ),
+            ]
+            + self.journey_checks(run)
+        )
 
     # ---- shared checks ----------------------------------------------------------------------------
 
@@ -261,14 +322,28 @@ class Room:
         entered = sum(1 for r in inside if r[2] == 202)
         refused = sum(1 for r in inside if r[2] == 403)
         absent, late, n = run.gate.window(on, off) if on and off else (None, None, 0)
-        run.notes["gate"] = {"window_s": round(off - on, 1) if on and off else None, "skipper_requests": len(inside), "skipper_202": entered, "skipper_403": refused,
-                             "gate_absent_s": absent, "longest_renewal_gap_s": late, "samples": n}
+        run.notes["gate"] = {
+            "window_s": round(off - on, 1) if on and off else None,
+            "skipper_requests": len(inside),
+            "skipper_202": entered,
+            "skipper_403": refused,
+            "gate_absent_s": absent,
+            "longest_renewal_gap_s": late,
+            "samples": n,
+        }
         return [
-            ("nobody entered without an entry token while the queue was on", on is not None and entered == 0
-             and refused > 0, f"{len(inside)} token-less requests sent while the queue was on: {entered} answered "
-             f"202, {refused} 403 ENTRY_REQUIRED"),
-            ("the gate never lapsed while the queue was on", n > 0 and absent == 0,
-             f"absent {absent} s in {n} samples; longest renewal gap {late} s (TTL {run.gate.ttl_ms() / 1000:.0f} s)"),
+            (
+                "nobody entered without an entry token while the queue was on",
+                on is not None and entered == 0 and refused > 0,
+                f"{len(inside)} token-less requests sent while the queue was on: {entered} answered "
+                f"202, {refused} 403 ENTRY_REQUIRED",
+            ),
+            (
+                "the gate never lapsed while the queue was on",
+                n > 0 and absent == 0,
+                f"absent {absent} s in {n} samples; longest renewal gap {late} s "
+                f"(TTL {run.gate.ttl_ms() / 1000:.0f} s)",
+            ),
         ]
 
     def journey_checks(self, run):
@@ -285,9 +360,16 @@ class Room:
         run.notes["journeys"] = {"users": len(journeys), "ends": ends, "inversions": inversions}
         users = run.notes.get("room_users")
         return [
-            ("every room user's visit ended (admitted, or told sold out)", len(journeys) == users and unfinished == 0,
-             f"{len(journeys)} journeys of {users} users, ends {ends}"),
-            ("let in in arrival order", inversions == 0, f"{inversions} users let in a sub-window before an earlier one"),
+            (
+                "every room user's visit ended (admitted, or told sold out)",
+                len(journeys) == users and unfinished == 0,
+                f"{len(journeys)} journeys of {users} users, ends {ends}",
+            ),
+            (
+                "let in in arrival order",
+                inversions == 0,
+                f"{inversions} users let in a sub-window before an earlier one",
+            ),
         ]
 
 
@@ -301,8 +383,17 @@ def places(before, after):
     gone = [u for u in q0 if u not in q1 and u not in a1]
     lost = [] if sold_out else gone
     moved = [u for u in q0 if u in q1 and (q1[u] != q0[u] or rank1[u] > rank0[u])]
-    return {"queued_before": len(q0), "admitted_before": len(a0), "queued_after": len(q1), "admitted_after": len(a1),
-            "sold_out_after": sold_out, "gone": len(gone), "lost": len(lost), "moved_back": len(moved), "examples": (lost + moved)[:5]}
+    return {
+        "queued_before": len(q0),
+        "admitted_before": len(a0),
+        "queued_after": len(q1),
+        "admitted_after": len(a1),
+        "sold_out_after": sold_out,
+        "gone": len(gone),
+        "lost": len(lost),
+        "moved_back": len(moved),
+        "examples": (lost + moved)[:5],
+    }
 
 
 def flood(port, token, ids):
@@ -317,8 +408,10 @@ def flood(port, token, ids):
                 if not queue:
                     break
                 cid = queue.pop()
-            for method, path in (("POST", f"/api/v1/waiting-room/coupons/{cid}/entries"),
-                                 ("GET", f"/api/v1/waiting-room/coupons/{cid}/entries/me")):
+            for method, path in (
+                ("POST", f"/api/v1/waiting-room/coupons/{cid}/entries"),
+                ("GET", f"/api/v1/waiting-room/coupons/{cid}/entries/me"),
+            ):
                 try:
                     conn.request(method, path, headers={"Authorization": f"Bearer {token}"})
                     res = conn.getresponse()
@@ -365,5 +458,11 @@ def leftovers(f, mgmt, ids, before, coupon):
         time.sleep(2)
     own = sum(1 for k in after if str(coupon) in k)
     meters = sum(1 for k in after if flooded(k)) if own else None
-    return {"keys": keys, "own_keys": own_keys, "meters": meters, "own_series": own, "series_before": len(before),
-            "series_after": len(after)}
+    return {
+        "keys": keys,
+        "own_keys": own_keys,
+        "meters": meters,
+        "own_series": own,
+        "series_before": len(before),
+        "series_after": len(after),
+    }

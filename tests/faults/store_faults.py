@@ -14,10 +14,11 @@ scenario is, plus checks of their own:
 - quantity-lowered: the quantity lowered through the admin API under load, once to a value above the
   slot numbers Redis has handed out (accepted, 200) and once below them (refused, 409
   QUANTITY_BELOW_ISSUED, nothing changed) while the consumer is paused, between MySQL's highest row
-  and Redis's highest slot: MySQL alone cannot see that it is too low. Judged against the final quantity: nothing sold above it,
-  MySQL (quantity, coupon_slots) and Redis (meta quantity) agree on it, nothing dead-lettered and no
-  stale reservation released (no resell loop).
+  and Redis's highest slot: MySQL alone cannot see that it is too low. Judged against the final
+  quantity: nothing sold above it, MySQL (quantity, coupon_slots) and Redis (meta quantity) agree on
+  it, nothing dead-lettered and no stale reservation released (no resell loop).
 """
+
 import json
 import os
 import signal
@@ -37,13 +38,29 @@ def scenarios(f):
     """The stores' scenarios, built on faults.py's module `f` (Scenario, Run, the harness calls)."""
     acks = os.environ.get("STORE_FAULTS_REPLICA_ACKS", "")
     return [
-        f.Scenario("redis-lag-failover", f"The coupon's Redis master SIGKILLed after its replica lagged {LAG_S} s "
-                   "(stopped, link cut): failover to the lagging replica", "long", quantity=400, rate=10,
-                   duration=75, inject=lambda run: lag_and_kill(f, run), checks=lambda run, res: lag_checks(f, run, res),
-                   settle_timeout=180, api_args=f"--coupon.issuance.replica-acks={acks}" if acks else ""),
-        f.Scenario("quantity-lowered", "The quantity lowered mid-event: once above the slots handed out "
-                   "(accepted), once below them (refused 409)", "short", quantity=500, rate=10, duration=45,
-                   inject=lambda run: lower_quantity(f, run), checks=lambda run, res: quantity_checks(f, run, res)),
+        f.Scenario(
+            "redis-lag-failover",
+            f"The coupon's Redis master SIGKILLed after its replica lagged {LAG_S} s "
+            "(stopped, link cut): failover to the lagging replica",
+            "long",
+            quantity=400,
+            rate=10,
+            duration=75,
+            inject=lambda run: lag_and_kill(f, run),
+            checks=lambda run, res: lag_checks(f, run, res),
+            settle_timeout=180,
+            api_args=f"--coupon.issuance.replica-acks={acks}" if acks else "",
+        ),
+        f.Scenario(
+            "quantity-lowered",
+            "The quantity lowered mid-event: once above the slots handed out (accepted), once below them (refused 409)",
+            "short",
+            quantity=500,
+            rate=10,
+            duration=45,
+            inject=lambda run: lower_quantity(f, run),
+            checks=lambda run, res: quantity_checks(f, run, res),
+        ),
     ]
 
 
@@ -74,6 +91,7 @@ def sent(r):
 
 # ---- redis-lag-failover ---------------------------------------------------------------------------
 
+
 def lag_and_kill(f, run):
     run.at(20)
     port = f.infra("redis-master-of", f"{{coupon:{run.coupon}}}:meta")
@@ -85,16 +103,21 @@ def lag_and_kill(f, run):
         # receive buffer: the link is cut too, and it cannot reconnect while stopped.
         offset = int(replication(port).get("master_repl_offset", -1))
         cut = redis_cli(port, "CLIENT", "KILL", "TYPE", "replica")
-        run.mark("lag", f"SIGSTOP replica :{replica} (pid {rpid}), CLIENT KILL TYPE replica on :{port} ({cut}), "
-                        f"master offset {offset}")
+        run.mark(
+            "lag",
+            f"SIGSTOP replica :{replica} (pid {rpid}), CLIENT KILL TYPE replica on :{port} ({cut}), "
+            f"master offset {offset}",
+        )
         time.sleep(LAG_S)
         at_kill = int(replication(port).get("master_repl_offset", -1))
         mpid = f.pid_of(f"redis-{port}")
         f.infra("redis-kill", port)
-        run.mark("fault", f"SIGKILL the Redis master :{port} (pid {mpid}), {at_kill - offset} bytes its replica "
-                          "never got")
-        run.notes["lag"].update(offset_at_cut=offset, offset_at_kill=at_kill, unreplicated_bytes=at_kill - offset,
-                                replicas_cut=cut)
+        run.mark(
+            "fault", f"SIGKILL the Redis master :{port} (pid {mpid}), {at_kill - offset} bytes its replica never got"
+        )
+        run.notes["lag"].update(
+            offset_at_cut=offset, offset_at_kill=at_kill, unreplicated_bytes=at_kill - offset, replicas_cut=cut
+        )
     finally:
         f.signal_pid(f"redis-{replica}", signal.SIGCONT)
     run.mark("resumed", f"SIGCONT replica :{replica}: it takes over without the lagged writes")
@@ -112,23 +135,28 @@ def lag_checks(f, run, res):
     accepted = sum(1 for r in inside if r[2] == 202)
     info.update(requests_while_lagging=len(inside), accepted_while_lagging=accepted)
     return f.every_request_answered(run, res) + [
-        ("the replica lagged when its master was killed", (info.get("unreplicated_bytes") or 0) > 0
-         and len(inside) > 0,
-         f"{info.get('unreplicated_bytes')} bytes written by :{info.get('master')} after its replica "
-         f":{info.get('replica')} was cut; {len(inside)} issuance requests sent meanwhile"),
-        ("no 202 while no replica could hold it", len(inside) > 0 and accepted == 0,
-         f"{accepted} of {len(inside)} requests sent while the replica lagged answered 202"),
+        (
+            "the replica lagged when its master was killed",
+            (info.get("unreplicated_bytes") or 0) > 0 and len(inside) > 0,
+            f"{info.get('unreplicated_bytes')} bytes written by :{info.get('master')} after its replica "
+            f":{info.get('replica')} was cut; {len(inside)} issuance requests sent meanwhile",
+        ),
+        (
+            "no 202 while no replica could hold it",
+            len(inside) > 0 and accepted == 0,
+            f"{accepted} of {len(inside)} requests sent while the replica lagged answered 202",
+        ),
     ]
 
 
 # ---- quantity-lowered -----------------------------------------------------------------------------
 
+
 def redis_get(f, *args):
     """A command on the coupon's node, following cluster redirects; None while no node answers."""
     for port in f.REDIS_PORTS:
         try:
-            res = subprocess.run(["redis-cli", "-c", "-p", str(port), *args], capture_output=True, text=True,
-                                 timeout=3)
+            res = subprocess.run(["redis-cli", "-c", "-p", str(port), *args], capture_output=True, text=True, timeout=3)
         except subprocess.TimeoutExpired:
             continue
         if res.returncode == 0:
@@ -141,8 +169,16 @@ def mysql(f, *queries):
     import pymysql
 
     host, port, name = f.SETTINGS.db_address()
-    db = pymysql.connect(host=host, port=port, user=f.SETTINGS.db_user, password=f.SETTINGS.db_password,
-                         database=name, autocommit=True, connect_timeout=5, read_timeout=10)
+    db = pymysql.connect(
+        host=host,
+        port=port,
+        user=f.SETTINGS.db_user,
+        password=f.SETTINGS.db_password,
+        database=name,
+        autocommit=True,
+        connect_timeout=5,
+        read_timeout=10,
+    )
     try:
         with db.cursor() as cur:
             out = []
@@ -169,11 +205,17 @@ def minted(f, coupon):
 def stores(f, coupon):
     """The quantity as each store holds it: MySQL's coupons row and coupon_slots rows, Redis's meta."""
     (quantity,), (slots, top) = mysql(
-        f, ("SELECT quantity FROM coupons WHERE id = %s", (coupon,)),
-        ("SELECT COUNT(*), COALESCE(MAX(slot), 0) FROM coupon_slots WHERE coupon_id = %s", (coupon,)))
+        f,
+        ("SELECT quantity FROM coupons WHERE id = %s", (coupon,)),
+        ("SELECT COUNT(*), COALESCE(MAX(slot), 0) FROM coupon_slots WHERE coupon_id = %s", (coupon,)),
+    )
     meta = redis_get(f, "HGET", f"{{coupon:{coupon}}}:meta", "quantity")
-    return {"mysql_quantity": int(quantity), "slot_rows": int(slots), "top_slot": int(top),
-            "redis_quantity": int(meta) if meta and meta.isdigit() else meta}
+    return {
+        "mysql_quantity": int(quantity),
+        "slot_rows": int(slots),
+        "top_slot": int(top),
+        "redis_quantity": int(meta) if meta and meta.isdigit() else meta,
+    }
 
 
 def put_quantity(f, run, quantity):
@@ -194,8 +236,13 @@ def lower_quantity(f, run):
     q1 = min(q0 - 50, handed + 200)
     status, answer = put_quantity(f, run, q1)
     run.mark("fault", f"PUT quantity {q0} -> {q1} with {handed} slots handed out: {status}")
-    run.notes["lowered"] = {"from": q0, "to": q1, "minted_before": handed, "status": status,
-                            "quantity": (answer or {}).get("quantity") if isinstance(answer, dict) else None}
+    run.notes["lowered"] = {
+        "from": q0,
+        "to": q1,
+        "minted_before": handed,
+        "status": status,
+        "quantity": (answer or {}).get("quantity") if isinstance(answer, dict) else None,
+    }
     if status == 200:
         run.quantity = q1  # judged against the quantity now in force
     # The consumer paused: reservations reach Kafka but not MySQL, so MySQL's highest row lags the
@@ -209,12 +256,20 @@ def lower_quantity(f, run):
         handed, rows_top = minted(f, run.coupon), highest_row_slot(f, run.coupon)
         q2 = (handed + rows_top) // 2
         status, answer = put_quantity(f, run, q2)
-        run.mark("refused", f"PUT quantity {q1} -> {q2} with {handed} slots handed out, the highest in MySQL "
-                            f"{rows_top}: {status}")
+        run.mark(
+            "refused",
+            f"PUT quantity {q1} -> {q2} with {handed} slots handed out, the highest in MySQL {rows_top}: {status}",
+        )
         code = answer.get("code") if isinstance(answer, dict) else None
-        run.notes["refused"] = {"to": q2, "minted_before": handed, "highest_row_slot": rows_top, "status": status,
-                                "code": code, "after": stores(f, run.coupon),
-                                "detail": answer.get("detail") if isinstance(answer, dict) else str(answer)[:200]}
+        run.notes["refused"] = {
+            "to": q2,
+            "minted_before": handed,
+            "highest_row_slot": rows_top,
+            "status": status,
+            "code": code,
+            "after": stores(f, run.coupon),
+            "detail": answer.get("detail") if isinstance(answer, dict) else str(answer)[:200],
+        }
     finally:
         f.signal_pid("consumer", signal.SIGCONT)
     run.mark("restored", "the load goes on at the lowered quantity")
@@ -228,16 +283,26 @@ def quantity_checks(f, run, res):
     agree = lambda s: s and s["mysql_quantity"] == q1 and s["slot_rows"] == q1 and s["redis_quantity"] == q1  # noqa: E731
     stale = res.get("reconciler", {}).get("release_stale", 0)
     return f.every_request_answered(run, res) + [
-        ("lowered above the slots handed out: accepted", low.get("status") == 200 and low.get("quantity") == q1,
-         f"{low.get('from')} -> {q1} with {low.get('minted_before')} handed out: {low.get('status')}, "
-         f"quantity {low.get('quantity')}"),
-        ("lowered below the slots handed out: refused 409, nothing changed", ref.get("status") == 409
-         and ref.get("code") == "QUANTITY_BELOW_ISSUED" and agree(ref.get("after"))
-         and ref.get("highest_row_slot", 0) < ref.get("to", 0) < ref.get("minted_before", 0),
-         f"-> {ref.get('to')} with {ref.get('minted_before')} handed out, {ref.get('highest_row_slot')} the "
-         f"highest slot in MySQL: {ref.get('status')} {ref.get('code')} "
-         f"({ref.get('detail')}); stores after: {json.dumps(ref.get('after'))}"),
+        (
+            "lowered above the slots handed out: accepted",
+            low.get("status") == 200 and low.get("quantity") == q1,
+            f"{low.get('from')} -> {q1} with {low.get('minted_before')} handed out: {low.get('status')}, "
+            f"quantity {low.get('quantity')}",
+        ),
+        (
+            "lowered below the slots handed out: refused 409, nothing changed",
+            ref.get("status") == 409
+            and ref.get("code") == "QUANTITY_BELOW_ISSUED"
+            and agree(ref.get("after"))
+            and ref.get("highest_row_slot", 0) < ref.get("to", 0) < ref.get("minted_before", 0),
+            f"-> {ref.get('to')} with {ref.get('minted_before')} handed out, {ref.get('highest_row_slot')} the "
+            f"highest slot in MySQL: {ref.get('status')} {ref.get('code')} "
+            f"({ref.get('detail')}); stores after: {json.dumps(ref.get('after'))}",
+        ),
         ("MySQL and Redis agree on the final quantity", agree(end), f"quantity {q1}: {json.dumps(end)}"),
-        ("no stale reservation released (no resell loop)", stale == 0,
-         f"{stale} released as stale; reconciler {res.get('reconciler')}"),
+        (
+            "no stale reservation released (no resell loop)",
+            stale == 0,
+            f"{stale} released as stale; reconciler {res.get('reconciler')}",
+        ),
     ]

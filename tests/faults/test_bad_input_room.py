@@ -2,14 +2,22 @@
 are refused by the room too (415 for wildcard, form and multipart types, 400 for two Authorization
 headers, 413 for a large admin body), malformed admin bodies are answered 4xx, never 5xx, and a
 stalled client is dropped within the room's connection timeout. Nothing refused takes a place."""
+
 import json
 
 import pytest
-from hypothesis import given
-
 from conftest import ROOM_PORT, bearer, request, token
-from test_bad_input import (CONTENT_TYPES, EXAMPLES, assert_answered_4xx, assert_stalls_dropped, bad_bodies, fresh_sub,
-                            status_with_two_credentials)
+from hypothesis import given
+from test_bad_input import (
+    CONTENT_TYPES,
+    EXAMPLES,
+    assert_answered_4xx,
+    assert_stalls_dropped,
+    bad_bodies,
+    fresh_sub,
+    status_with_two_credentials,
+)
+
 from verifier import tokens
 
 # Refused before the coupon is looked up: any id will do.
@@ -36,10 +44,18 @@ def has_no_place(sub):
     assert answer.status != 200, f"{sub}: refused, yet answered {answer!r}"
 
 
-@pytest.mark.parametrize("content_type,body", [("*/*", b"{}"), ("application/*", b"x"), ("multipart/form-data", b"x"),
-                                               ("multipart/form-data; boundary=x", b"--x--"),
-                                               ("application/x-www-form-urlencoded", b"%00"),
-                                               ("application/x-www-form-urlencoded", None), (";;;", None)])
+@pytest.mark.parametrize(
+    "content_type,body",
+    [
+        ("*/*", b"{}"),
+        ("application/*", b"x"),
+        ("multipart/form-data", b"x"),
+        ("multipart/form-data; boundary=x", b"--x--"),
+        ("application/x-www-form-urlencoded", b"%00"),
+        ("application/x-www-form-urlencoded", None),
+        (";;;", None),
+    ],
+)
 def test_room_refuses_unsupported_types_with_415(content_type, body):
     sub = fresh_sub("room-ct")
     answer = room("POST", entries(), body=body, headers={**bearer(token(sub)), "Content-Type": content_type})
@@ -57,8 +73,12 @@ def test_room_refuses_two_authorization_headers():
 
 def test_room_refuses_a_huge_admin_body_with_413():
     body = json.dumps({"mode": "on", "pad": "x" * 1_000_000}).encode()
-    answer = room("PUT", f"/api/v1/admin/waiting-room/zones/coupon-{COUPON}", body=body,
-                  headers={**bearer(admin_token()), "Content-Type": "application/json"})
+    answer = room(
+        "PUT",
+        f"/api/v1/admin/waiting-room/zones/coupon-{COUPON}",
+        body=body,
+        headers={**bearer(admin_token()), "Content-Type": "application/json"},
+    )
     assert answer.status == 413, answer
 
 

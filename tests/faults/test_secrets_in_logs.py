@@ -1,10 +1,10 @@
 """Secrets never reach logs: after the fault scenarios and the bad-input suite (which sent good, bad and
 huge tokens), no log of the harness holds the JWT secret, a token, or the database password, and no
 management endpoint hands out the configuration."""
+
 import re
 
 import pytest
-
 from conftest import RUN_DIR, SETTINGS, request
 
 JWT = re.compile(rb"eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{10,}")
@@ -33,8 +33,14 @@ def scan(files):
 
 
 def harness_logs():
-    globs = ["logs/*.log*", "kafka/*/server.log*", "kafka/*/controller.log*", "redis/*/redis.log",
-             "mariadb/mariadbd.err", "mariadb/mariadbd.out"]
+    globs = [
+        "logs/*.log*",
+        "kafka/*/server.log*",
+        "kafka/*/controller.log*",
+        "redis/*/redis.log",
+        "mariadb/mariadbd.err",
+        "mariadb/mariadbd.out",
+    ]
     return sorted({p for g in globs for p in RUN_DIR.glob(g) if p.is_file()})
 
 
@@ -42,9 +48,11 @@ def test_the_scanner_finds_what_it_looks_for(tmp_path):
     from conftest import token
 
     planted = tmp_path / "planted.log"
-    planted.write_bytes(b"starting with jwt secret " + SETTINGS.secret.encode() + b"\n"
-                        b"GET /x Authorization: Bearer " + token("someone").encode() + b"\n"
-                        b"datasource password=" + SETTINGS.db_password.encode() + b"\n")
+    planted.write_bytes(
+        b"starting with jwt secret " + SETTINGS.secret.encode() + b"\n"
+        b"GET /x Authorization: Bearer " + token("someone").encode() + b"\n"
+        b"datasource password=" + SETTINGS.db_password.encode() + b"\n"
+    )
     assert {what for _, what in scan([planted])} == set(patterns())
     clean = tmp_path / "clean.log"
     clean.write_bytes(b"HikariPool-1 - Start completed.\nssl.key.password = null\ncoupon-api started\n")
@@ -60,8 +68,9 @@ def test_no_secret_in_the_harness_logs():
 
 
 @pytest.mark.parametrize("port_of", ["api", "consumer"])
-@pytest.mark.parametrize("endpoint", ["env", "configprops", "heapdump", "threaddump", "loggers", "beans",
-                                      "mappings", "shutdown"])
+@pytest.mark.parametrize(
+    "endpoint", ["env", "configprops", "heapdump", "threaddump", "loggers", "beans", "mappings", "shutdown"]
+)
 def test_management_endpoints_do_not_expose_configuration(port_of, endpoint):
     import http.client
 

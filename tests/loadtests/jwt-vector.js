@@ -16,7 +16,8 @@ function same(sub, ttl) {
   for (let i = 0; i < 2; i++) {
     const now = Math.floor(Date.now() / 1000);
     const token = userToken(sub, 'your-256-bit-secret', ttl);
-    if (Math.floor(Date.now() / 1000) === now) return token === sign({ sub, iat: now, exp: now + ttl }, 'your-256-bit-secret');
+    if (Math.floor(Date.now() / 1000) === now)
+      return token === sign({ sub, iat: now, exp: now + ttl }, 'your-256-bit-secret');
   }
   return false;
 }
@@ -27,7 +28,7 @@ export default function () {
   check(null, {
     'userToken signs {sub, iat, exp}': () => same('user-42', 3600),
     'userToken escapes the user id as JSON': () => same('user-"quoted"\\é', 60),
-    'userToken reuses a user\'s token': () => userToken('user-7', 'k', 3600) === userToken('user-7', 'k', 3600),
+    "userToken reuses a user's token": () => userToken('user-7', 'k', 3600) === userToken('user-7', 'k', 3600),
     'userToken signs per user': () => userToken('user-8', 'k', 3600) !== userToken('user-9', 'k', 3600),
   });
 }

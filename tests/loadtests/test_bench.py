@@ -1,25 +1,29 @@
 """The pure logic of make bench (local/bench/): the ladder's search, the summary's correctness and
 targets, the JFR share's buckets. The measuring itself runs against the harness (make bench)."""
+
 import argparse
-import pathlib
-import sys
 
 import pytest
 
-BENCH = pathlib.Path(__file__).resolve().parents[2] / "local" / "bench"
-sys.path[:0] = [str(BENCH), str(BENCH.parent)]
-
-import jfr_share  # noqa: E402
-import ladder  # noqa: E402
-import summary  # noqa: E402
+import jfr_share
+import ladder
+import summary
 
 
 class FakeLadder(ladder.Ladder):
     """A ladder whose steps pass up to a true capacity, without a harness."""
 
     def __init__(self, capacity, **options):
-        defaults = dict(start=300, growth=1.5, resolution=0.05, step_seconds=25, warmup_rate=300, warmup_seconds=20,
-                        max_steps=20, fixed=None)
+        defaults = dict(
+            start=300,
+            growth=1.5,
+            resolution=0.05,
+            step_seconds=25,
+            warmup_rate=300,
+            warmup_seconds=20,
+            max_steps=20,
+            fixed=None,
+        )
         self.a = argparse.Namespace(**{**defaults, **options})
         self.capacity = capacity
         self.steps = []
@@ -55,14 +59,31 @@ def test_fixed_rates_run_exactly_those_steps():
 
 
 def test_harness_process_names_map_to_components():
-    assert [ladder.role(n) for n in ("api", "consumer", "consumer-2", "kafka-1", "redis-7501", "mariadb")] == \
-        ["api", "consumer", "consumer", "kafka", "redis", "mariadb"]
+    assert [ladder.role(n) for n in ("api", "consumer", "consumer-2", "kafka-1", "redis-7501", "mariadb")] == [
+        "api",
+        "consumer",
+        "consumer",
+        "kafka",
+        "redis",
+        "mariadb",
+    ]
 
 
 def step(**kw):
-    s = {"label": "grow", "rate": 300, "achieved_rps": 300, "p95_ms": 100, "p99_ms": 150, "passed": True,
-         "invariants_passed": 1, "over_issue": 0, "duplicates": 0, "lost_acceptances": 0,
-         **{k: 500 for k in summary.CPU}, "cores_used": 1.5}
+    s = {
+        "label": "grow",
+        "rate": 300,
+        "achieved_rps": 300,
+        "p95_ms": 100,
+        "p99_ms": 150,
+        "passed": True,
+        "invariants_passed": 1,
+        "over_issue": 0,
+        "duplicates": 0,
+        "lost_acceptances": 0,
+        **{k: 500 for k in summary.CPU},
+        "cores_used": 1.5,
+    }
     return {**s, **kw}
 
 
@@ -74,37 +95,70 @@ def test_summary_reports_targets_without_judging_them():
     assert out["correct"] == 1
 
 
-@pytest.mark.parametrize("bad", [{"over_issue": 1}, {"lost_acceptances": 2}, {"invariants_passed": 0},
-                                 {"duplicates": -1}])
+@pytest.mark.parametrize(
+    "bad", [{"over_issue": 1}, {"lost_acceptances": 2}, {"invariants_passed": 0}, {"duplicates": -1}]
+)
 def test_summary_fails_on_any_correctness_figure_of_a_step(bad):
     lad = {"capacity_rps": 300, "steps": [step(), step(**bad)]}
     assert summary.summarize(lad, None, None, None)["correct"] == 0
 
 
 def test_summary_fails_on_a_spike_that_lost_an_acceptance():
-    spike = {"k6": {"requests": 10, "accepted": 10, "p50_ms": 1, "p95_ms": 2, "p99_ms": 3, "shed": 0, "gave_up": 0,
-                    "unexpected": 0, "vus_peak": 10, "all_answered_s": 1.5},
-             "verification": {"passed": False, "over_issue": 0, "duplicates": 0, "lost_acceptances": 1,
-                              "drain_seconds": 0.1, "persist_rps": 10}}
+    spike = {
+        "k6": {
+            "requests": 10,
+            "accepted": 10,
+            "p50_ms": 1,
+            "p95_ms": 2,
+            "p99_ms": 3,
+            "shed": 0,
+            "gave_up": 0,
+            "unexpected": 0,
+            "vus_peak": 10,
+            "all_answered_s": 1.5,
+        },
+        "verification": {
+            "passed": False,
+            "over_issue": 0,
+            "duplicates": 0,
+            "lost_acceptances": 1,
+            "drain_seconds": 0.1,
+            "persist_rps": 10,
+        },
+    }
     out = summary.summarize({"capacity_rps": 300, "steps": [step()]}, spike, None, None)
     assert out["spike_all_answered_s"] == 1.5
     assert out["lost_acceptances"] == 1 and out["correct"] == 0
 
 
 def wr_spike(passed=True, inversions=0, eta=12.5):
-    return {"k6": {"users": 3000, "wr_join_p95_ms": 40.0, "wr_poll_p95_ms": 61.0, "wr_answer_p95_ms": 45.0},
-            "verification": {"passed": passed, "over_issue": 0, "duplicates": 0, "lost_acceptances": 0,
-                             "waiting_room": {"queued": 1800, "admitted": 2000, "order_inversions": inversions,
-                                              "eta_error_p90_pct": eta, "eta_samples": 600,
-                                              "soldout_propagation_s": 9.5}}}
+    return {
+        "k6": {"users": 3000, "wr_join_p95_ms": 40.0, "wr_poll_p95_ms": 61.0, "wr_answer_p95_ms": 45.0},
+        "verification": {
+            "passed": passed,
+            "over_issue": 0,
+            "duplicates": 0,
+            "lost_acceptances": 0,
+            "waiting_room": {
+                "queued": 1800,
+                "admitted": 2000,
+                "order_inversions": inversions,
+                "eta_error_p90_pct": eta,
+                "eta_samples": 600,
+                "soldout_propagation_s": 9.5,
+            },
+        },
+    }
 
 
 def test_waiting_room_figures_are_reported_against_their_targets():
-    capacity = {"wr_max_waiting_users": 20000,
-                "wr_capacity_steps": [{"waiting": 20000, "polls": 9000, "poll_p95_ms": 4.0, "poll_p99_ms": 9.0,
-                                       "join_p95_ms": 30.0},
-                                      {"waiting": 30000, "polls": 0, "poll_p95_ms": 0, "poll_p99_ms": 0,
-                                       "join_p95_ms": 0}]}
+    capacity = {
+        "wr_max_waiting_users": 20000,
+        "wr_capacity_steps": [
+            {"waiting": 20000, "polls": 9000, "poll_p95_ms": 4.0, "poll_p99_ms": 9.0, "join_p95_ms": 30.0},
+            {"waiting": 30000, "polls": 0, "poll_p95_ms": 0, "poll_p99_ms": 0, "join_p95_ms": 0},
+        ],
+    }
     out = summary.summarize({"capacity_rps": 300, "steps": [step()]}, None, None, None, wr_spike(), capacity)
     assert (out["wr_join_p95_ms"], out["wr_poll_p95_ms"], out["wr_max_waiting_users"]) == (40.0, 61.0, 20000)
     assert (out["wr_order_inversions"], out["wr_eta_error_p90_pct"], out["wr_soldout_propagation_s"]) == (0, 12.5, 9.5)
@@ -121,14 +175,19 @@ def test_waiting_room_targets_are_absent_when_its_phase_did_not_run():
 
 
 def test_a_broken_invariant_of_the_waiting_room_spike_is_a_correctness_failure():
-    out = summary.summarize({"capacity_rps": 300, "steps": [step()]}, None, None, None, wr_spike(passed=False,
-                                                                                                   inversions=3))
+    out = summary.summarize(
+        {"capacity_rps": 300, "steps": [step()]}, None, None, None, wr_spike(passed=False, inversions=3)
+    )
     assert out["correct"] == 0 and out["meets_wr_order_inversions"] == 0
 
 
 def test_jfr_samples_are_charged_to_the_topmost_frame_outside_the_jdk():
     stacks = [
-        ["java.util.HashMap.get", "org.springframework.security.web.FilterChainProxy.doFilter", "org.apache.catalina.X.y"],
+        [
+            "java.util.HashMap.get",
+            "org.springframework.security.web.FilterChainProxy.doFilter",
+            "org.apache.catalina.X.y",
+        ],
         ["com.nimbusds.jose.crypto.MACVerifier.verify", "org.springframework.security.A.b"],
         ["sun.nio.ch.EPoll.wait", "org.apache.tomcat.util.net.NioEndpoint.run"],
         ["io.couponevent.api.issuance.IssuanceService.issue", "org.springframework.web.servlet.DispatcherServlet.x"],
@@ -145,14 +204,26 @@ def test_jfr_samples_are_charged_to_the_topmost_frame_outside_the_jdk():
 
 
 def test_the_summary_states_the_profile_and_what_ended_the_ladder():
-    profile = {"name": "product", "file": "local/profiles/product.env", "chart_configuration": True,
-               "harness_accommodations": 1, "overridden": [],
-               "settings": [{"name": "API_JAVA_OPTS", "value": "-Xmx3g", "kind": "harness", "reason": "r",
-                             "overridden": False}]}
-    steps = [step(rate=1000, ceilings_rps={"in_flight": 8000.0, "tomcat_threads": None}, service_ms=32.0),
-             step(rate=1500, passed=False, ended_by="cpu", ceilings_rps={"in_flight": 4000.0})]
-    lad = {"capacity_rps": 1000, "steps": steps, "ended_by": {"rate": 1500, "resource": "cpu"},
-           "settings": {"max_in_flight": 256}}
+    profile = {
+        "name": "product",
+        "file": "local/profiles/product.env",
+        "chart_configuration": True,
+        "harness_accommodations": 1,
+        "overridden": [],
+        "settings": [
+            {"name": "API_JAVA_OPTS", "value": "-Xmx3g", "kind": "harness", "reason": "r", "overridden": False}
+        ],
+    }
+    steps = [
+        step(rate=1000, ceilings_rps={"in_flight": 8000.0, "tomcat_threads": None}, service_ms=32.0),
+        step(rate=1500, passed=False, ended_by="cpu", ceilings_rps={"in_flight": 4000.0}),
+    ]
+    lad = {
+        "capacity_rps": 1000,
+        "steps": steps,
+        "ended_by": {"rate": 1500, "resource": "cpu"},
+        "settings": {"max_in_flight": 256},
+    }
     out = summary.summarize(lad, None, None, None, profile=profile)
     assert out["profile"]["name"] == "product" and out["ladder_ended_by"]["resource"] == "cpu"
     assert out["ladder_settings"] == {"max_in_flight": 256}

@@ -1,15 +1,14 @@
 """The harness's profiles (local/profiles/, read by local/harness_profile.py): every line marked and
 argued, the product profile changing nothing a service does, and the settings in force as the
 summaries report them."""
+
 import pathlib
-import sys
 
 import pytest
 
-LOCAL = pathlib.Path(__file__).resolve().parents[2] / "local"
-sys.path[:0] = [str(LOCAL)]
+import harness_profile as hp
 
-import harness_profile as hp  # noqa: E402
+LOCAL = pathlib.Path(__file__).resolve().parents[2] / "local"
 
 # What a service reads from its environment: a profile line of these names changes its behaviour.
 SERVICE_SETTINGS = ("COUPON_", "SPRING_", "SERVER_", "MANAGEMENT_")
@@ -20,8 +19,10 @@ def test_a_line_is_a_setting_its_kind_and_its_reason():
     assert s == [{"name": "A_B", "value": "-Xmx1g -Xms1g", "kind": "harness", "reason": "one process for many pods"}]
 
 
-@pytest.mark.parametrize("line", ["A=1", "A=1  # harness:", "A=1  # maybe: a reason", "a=1  # chart: lower case",
-                                  "A 1  # chart: no equals sign"])
+@pytest.mark.parametrize(
+    "line",
+    ["A=1", "A=1  # harness:", "A=1  # maybe: a reason", "a=1  # chart: lower case", "A 1  # chart: no equals sign"],
+)
 def test_a_line_without_kind_or_reason_is_refused(line):
     with pytest.raises(hp.ProfileError):
         hp.parse(line)
@@ -56,5 +57,9 @@ def test_the_product_profile_changes_nothing_a_service_does():
 
 def test_the_product_profiles_failure_detection_is_the_charts():
     s = {x["name"]: x for x in hp.read("product")}
-    for name in ("KAFKA_BROKER_SESSION_TIMEOUT_MS", "KAFKA_BROKER_HEARTBEAT_INTERVAL_MS", "REDIS_CLUSTER_NODE_TIMEOUT_MS"):
+    for name in (
+        "KAFKA_BROKER_SESSION_TIMEOUT_MS",
+        "KAFKA_BROKER_HEARTBEAT_INTERVAL_MS",
+        "REDIS_CLUSTER_NODE_TIMEOUT_MS",
+    ):
         assert s[name]["kind"] == "chart", name

@@ -1,11 +1,7 @@
 """The pure series of the run's HTML report (local/report/render.py): what its charts plot. The report
 in chromium is tests/browser/test_report.py."""
-import pathlib
-import sys
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "local" / "report"))
-
-import render  # noqa: E402
+import render
 
 
 def test_admissions_group_into_the_rooms_steps():
@@ -16,9 +12,11 @@ def test_admissions_group_into_the_rooms_steps():
 
 def test_waiting_counts_only_queued_users_until_let_out():
     t0 = 0
-    js = [{"joinState": "QUEUED", "joinedAt": 0, "admittedAt": 1000},
-          {"joinState": "QUEUED", "joinedAt": 500, "soldOutAt": 2000},
-          {"joinState": "ADMITTED", "joinedAt": 100, "admittedAt": 100}]
+    js = [
+        {"joinState": "QUEUED", "joinedAt": 0, "admittedAt": 1000},
+        {"joinState": "QUEUED", "joinedAt": 500, "soldOutAt": 2000},
+        {"joinState": "ADMITTED", "joinedAt": 100, "admittedAt": 100},
+    ]
     series = dict(render.waiting(js, t0, 2.5))
     assert series[0.0] == 1 and series[0.5] == 2 and series[1.0] == 1 and series[2.0] == 0
 

@@ -1,18 +1,16 @@
 """Shared fixtures of the observability tests: repository paths, rule files, dashboards, pinned names."""
+
 import json
 import os
 import pathlib
 import shutil
-import sys
 
 import pytest
 import yaml
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "monitoring" / "checks"))
-sys.path.insert(0, str(ROOT / "local"))  # verifier.tokens, the one Python JWT signer
+from promql import grafana_to_promql, metric_names, variable_query_selector
 
-from promql import grafana_to_promql, metric_names, variable_query_selector  # noqa: E402
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 RULE_FILES = sorted((ROOT / "monitoring" / "rules").glob("*.yaml"))
 DASHBOARD_FILES = sorted((ROOT / "dashboards").glob("*.json"))
@@ -61,7 +59,7 @@ def exporter_metrics():
     for line in (ROOT / "monitoring" / "exporter-metrics.txt").read_text().splitlines():
         line = line.strip()
         if line.startswith("# source:"):
-            source = line[len("# source:"):].strip()
+            source = line[len("# source:") :].strip()
         elif line and not line.startswith("#"):
             names[line.split()[0]] = source
     return names

@@ -1,18 +1,19 @@
 """Dashboards: generated from monitoring/checks/build_dashboards.py, valid, portable, parseable PromQL."""
+
 import re
 import subprocess
 
 import yaml
+from conftest import DASHBOARD_FILES, dashboard_queries, grafana_to_promql, promtool
 
 from build_dashboards import DASHBOARDS, render
-from conftest import DASHBOARD_FILES, dashboard_queries, grafana_to_promql, promtool
 from promql import selectors
 
 REQUIRED = {"event-overview.json", "services.json", "load-test.json"}
 
 
 def test_required_dashboards_exist(dashboards):
-    assert REQUIRED <= set(dashboards)
+    assert set(dashboards) >= REQUIRED
 
 
 def test_dashboards_match_their_generator():
@@ -56,7 +57,9 @@ def test_namespace_variable_and_no_hard_coded_namespace(dashboards):
                 continue
             for metric, matchers in selectors(grafana_to_promql(expr)):
                 if not metric.startswith("k6_"):
-                    assert 'namespace="grafana_var"' in matchers, f"{name} {where}: {metric} is not scoped to $namespace"
+                    assert 'namespace="grafana_var"' in matchers, (
+                        f"{name} {where}: {metric} is not scoped to $namespace"
+                    )
 
 
 def test_panels_fit_the_grid_without_overlap(dashboards):
@@ -64,7 +67,7 @@ def test_panels_fit_the_grid_without_overlap(dashboards):
         cells = set()
         for p in d["panels"]:
             g = p["gridPos"]
-            assert 0 <= g["x"] and g["x"] + g["w"] <= 24, (name, p["title"])
+            assert g["x"] >= 0 and g["x"] + g["w"] <= 24, (name, p["title"])
             for x in range(g["x"], g["x"] + g["w"]):
                 for y in range(g["y"], g["y"] + g["h"]):
                     assert (x, y) not in cells, f"{name}: {p['title']!r} overlaps"
@@ -91,7 +94,22 @@ def test_every_query_parses_as_promql(dashboards, tmp_path):
 def test_promql_check_catches_a_broken_query(tmp_path):
     """The parse check above must be able to fail."""
     f = tmp_path / "broken.yaml"
-    f.write_text(yaml.safe_dump({"groups": [{"name": "x", "rules": [
-        {"record": "dashboard:broken", "expr": grafana_to_promql('sum(rate(x{namespace="$namespace"}[$__rate_interval])')}]}]}))
+    f.write_text(
+        yaml.safe_dump(
+            {
+                "groups": [
+                    {
+                        "name": "x",
+                        "rules": [
+                            {
+                                "record": "dashboard:broken",
+                                "expr": grafana_to_promql('sum(rate(x{namespace="$namespace"}[$__rate_interval])'),
+                            }
+                        ],
+                    }
+                ]
+            }
+        )
+    )
     proc = subprocess.run([promtool(), "check", "rules", str(f)], capture_output=True, text=True)
     assert proc.returncode != 0

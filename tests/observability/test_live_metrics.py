@@ -2,6 +2,7 @@
 
 Needs the services (API, consumer, waiting room) running on the local harness (mk/observability.mk starts them with
 local/infra.sh and local/services.sh); ports follow PORT_OFFSET like every local port."""
+
 import json
 import os
 import random
@@ -9,20 +10,22 @@ import re
 import time
 import urllib.error
 import urllib.request
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
-
 from conftest import referenced_metrics
 from test_metric_names import is_service_metric
+
 from verifier import tokens
 
 OFFSET = int(os.environ.get("PORT_OFFSET", "0"))
 API = f"http://127.0.0.1:{8080 + OFFSET}"
 WAITING_ROOM = f"http://127.0.0.1:{8070 + OFFSET}"
-MANAGEMENT = {"coupon-api": f"http://127.0.0.1:{8081 + OFFSET}",
-              "coupon-consumer": f"http://127.0.0.1:{8091 + OFFSET}",
-              "coupon-waiting-room": f"http://127.0.0.1:{8071 + OFFSET}"}
+MANAGEMENT = {
+    "coupon-api": f"http://127.0.0.1:{8081 + OFFSET}",
+    "coupon-consumer": f"http://127.0.0.1:{8091 + OFFSET}",
+    "coupon-waiting-room": f"http://127.0.0.1:{8071 + OFFSET}",
+}
 # Generous: the first requests to a just-started JVM on a busy 2-core machine are slow.
 HTTP_TIMEOUT = 60
 SECRET = os.environ.get("COUPON_SECURITY_JWT_SECRET") or tokens.DEV_SECRET
@@ -45,8 +48,9 @@ def call(method, url, user=None, admin=False, body=None):
 
 
 def scrape(app):
-    req = urllib.request.Request(MANAGEMENT[app] + "/actuator/prometheus",
-                                 headers={"Accept": "text/plain;version=0.0.4"})
+    req = urllib.request.Request(
+        MANAGEMENT[app] + "/actuator/prometheus", headers={"Accept": "text/plain;version=0.0.4"}
+    )
     with urllib.request.urlopen(req, timeout=HTTP_TIMEOUT) as resp:
         text = resp.read().decode()
     samples = {}
@@ -91,11 +95,19 @@ def live():
     for app in MANAGEMENT:
         wait_ready(app)
     coupon = random.randint(10**12, 10**13)
-    now = datetime.now(timezone.utc)
-    status, body = call("PUT", f"{API}/api/v1/admin/coupons/{coupon}", "obs-admin", admin=True, body={
-        "name": "observability check", "quantity": 3,
-        "opensAt": (now - timedelta(minutes=1)).isoformat().replace("+00:00", "Z"),
-        "closesAt": (now + timedelta(hours=1)).isoformat().replace("+00:00", "Z")})
+    now = datetime.now(UTC)
+    status, body = call(
+        "PUT",
+        f"{API}/api/v1/admin/coupons/{coupon}",
+        "obs-admin",
+        admin=True,
+        body={
+            "name": "observability check",
+            "quantity": 3,
+            "opensAt": (now - timedelta(minutes=1)).isoformat().replace("+00:00", "Z"),
+            "closesAt": (now + timedelta(hours=1)).isoformat().replace("+00:00", "Z"),
+        },
+    )
     assert status in (200, 201), body
     # Five users for three coupons, then obs-1 again: accepted, sold out and duplicate all happen even
     # when a user's first try is shed and its retry meets its own reservation (see issue()).
@@ -131,13 +143,15 @@ def test_every_service_metric_read_by_dashboards_and_rules_is_published(live, ru
     missing = {n: w[:2] for n, w in wanted.items() if n not in published}
     # Counters of rare events (compensations, reconciler actions, dead letters) must be registered
     # at zero on startup: a series born at 1 makes increase()/rate() miss that first event.
-    assert not missing, ("read by dashboards/rules but not published by the services (event counters must be "
-                         "pre-registered at 0): " + json.dumps(missing, indent=1))
+    assert not missing, (
+        "read by dashboards/rules but not published by the services (event counters must be "
+        "pre-registered at 0): " + json.dumps(missing, indent=1)
+    )
 
 
 def test_every_sample_carries_the_application_tag(live):
     for app, samples in live.items():
-        for name, lines in samples.items():
+        for _name, lines in samples.items():
             for line in lines:
                 assert f'application="{app}"' in line, f"{app}: {line}"
 

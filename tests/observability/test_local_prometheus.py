@@ -1,9 +1,9 @@
 """The local Prometheus (local/prometheus.sh) scrapes every service the chart monitors, on the
 management port the services' contract gives, and its configuration is valid for promtool."""
+
 import subprocess
 
 import yaml
-
 from conftest import ROOT, promtool
 
 # Management ports of docs/contract.md (PORT_OFFSET 0), by the job name the chart's ServiceMonitors
@@ -13,8 +13,11 @@ SERVICES = {"coupon-api": 8081, "coupon-consumer": 8091, "coupon-waiting-room": 
 
 def render(tmp_path, offset=0):
     out = tmp_path / "prometheus.yml"
-    subprocess.run(["bash", str(ROOT / "local" / "prometheus.sh"), "render", str(out)], check=True,
-                   env={"PATH": "/usr/bin:/bin", "PORT_OFFSET": str(offset), "RUN_DIR": str(tmp_path)})
+    subprocess.run(
+        ["bash", str(ROOT / "local" / "prometheus.sh"), "render", str(out)],
+        check=True,
+        env={"PATH": "/usr/bin:/bin", "PORT_OFFSET": str(offset), "RUN_DIR": str(tmp_path)},
+    )
     return out
 
 
@@ -31,6 +34,7 @@ def test_scrapes_every_service_on_its_management_port(tmp_path):
 
 
 def test_configuration_passes_promtool(tmp_path):
-    proc = subprocess.run([promtool(), "check", "config", "--syntax-only", str(render(tmp_path))],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [promtool(), "check", "config", "--syntax-only", str(render(tmp_path))], capture_output=True, text=True
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr

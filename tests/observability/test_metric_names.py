@@ -1,18 +1,28 @@
 """Every metric a dashboard or rule reads must exist: recording rules defined here, exporter/k6/
 kube-state-metrics names pinned in monitoring/exporter-metrics.txt, and our services' names on their
 real /actuator/prometheus (test_live_metrics.py)."""
+
 import re
 import textwrap
 
 import yaml
-
 from conftest import ROOT, exporter_metrics, referenced_metrics
+
 from promql import metric_names
 
 # Name prefixes of meters our services publish (contract: coupon_* plus Spring Boot/Micrometer).
 SERVICE_PREFIXES = (
-    "coupon_", "jvm_", "process_", "system_", "http_server_", "hikaricp_", "kafka_producer_",
-    "kafka_consumer_", "lettuce_", "executor_", "spring_kafka_",
+    "coupon_",
+    "jvm_",
+    "process_",
+    "system_",
+    "http_server_",
+    "hikaricp_",
+    "kafka_producer_",
+    "kafka_consumer_",
+    "lettuce_",
+    "executor_",
+    "spring_kafka_",
 )
 
 
@@ -31,8 +41,11 @@ def test_exporter_list_has_a_source_for_every_name():
 def test_every_referenced_metric_has_a_known_origin(rules, dashboards):
     recorded = {r["record"] for _, r in rules if "record" in r}
     pinned = exporter_metrics()
-    unknown = {n: w for n, w in referenced_metrics(rules, dashboards).items()
-               if n not in recorded and n not in pinned and not is_service_metric(n)}
+    unknown = {
+        n: w
+        for n, w in referenced_metrics(rules, dashboards).items()
+        if n not in recorded and n not in pinned and not is_service_metric(n)
+    }
     assert not unknown, "metrics of unknown origin (pin them in monitoring/exporter-metrics.txt): " + repr(unknown)
 
 
@@ -49,8 +62,10 @@ def test_pinned_exporter_names_are_all_used(rules, dashboards):
 
 
 def test_tokenizer_finds_names_and_skips_labels_and_functions():
-    expr = ('sum by (namespace, le) (rate(a_bucket{namespace="x", le=~"0.1"}[5m])) / on (namespace) '
-            'group_left (pod) max without (instance) (b) unless c offset 5m and d:e:f > bool 1e3')
+    expr = (
+        'sum by (namespace, le) (rate(a_bucket{namespace="x", le=~"0.1"}[5m])) / on (namespace) '
+        "group_left (pod) max without (instance) (b) unless c offset 5m and d:e:f > bool 1e3"
+    )
     assert metric_names(expr) == {"a_bucket", "b", "c", "d:e:f"}
 
 
@@ -60,7 +75,7 @@ def jmx_rule_outputs():
     text = (ROOT / "templates" / "kafka-metrics-configmap.yaml").read_text()
     # the exporter config is the literal block under the key; the rest of the file is templated
     block = text.split("kafka-metrics-config.yml: |\n", 1)[1]
-    block = "\n".join(l for l in block.splitlines() if not l.lstrip().startswith("{{"))
+    block = "\n".join(line for line in block.splitlines() if not line.lstrip().startswith("{{"))
     config = yaml.safe_load(textwrap.dedent(block))
     assert config["lowercaseOutputName"] is True
     names = set()

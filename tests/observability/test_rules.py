@@ -1,4 +1,5 @@
 """Alert rules: syntax (promtool check), behaviour (promtool unit tests), metadata and runbooks."""
+
 import re
 import subprocess
 
@@ -8,9 +9,18 @@ PROMTOOL_TESTS = sorted(ROOT.joinpath("tests", "observability").glob("*.test.yam
 
 RUNBOOKS = ROOT / "docs" / "runbooks.md"
 REQUIRED_ALERTS = {
-    "CouponConsumerLagHigh", "CouponPersistStalled", "CouponDeadLetterRecords", "CouponApiLatencyHigh",
-    "CouponApiServerErrors", "CouponIssuanceShedding", "KafkaUnderReplicatedPartitions", "KafkaBrokersMissing",
-    "RedisClusterNotOk", "CouponStockExhausted", "CouponConsumerScaleCeiling", "CouponWaitingRoomNotDraining",
+    "CouponConsumerLagHigh",
+    "CouponPersistStalled",
+    "CouponDeadLetterRecords",
+    "CouponApiLatencyHigh",
+    "CouponApiServerErrors",
+    "CouponIssuanceShedding",
+    "KafkaUnderReplicatedPartitions",
+    "KafkaBrokersMissing",
+    "RedisClusterNotOk",
+    "CouponStockExhausted",
+    "CouponConsumerScaleCeiling",
+    "CouponWaitingRoomNotDraining",
 }
 
 
@@ -36,19 +46,23 @@ def test_every_alert_has_a_promtool_test_that_expects_it_to_fire(rules):
     for _, rule in rules:
         if "alert" in rule:
             name = rule["alert"]
-            assert re.search(rf"alertname: {name}\n\s+exp_alerts:\n\s+- exp_labels", tested), \
+            assert re.search(rf"alertname: {name}\n\s+exp_alerts:\n\s+- exp_labels", tested), (
                 f"{name}: no unit test expects it to fire"
-            assert re.search(rf"alertname: {name}\n\s+exp_alerts: \[\]", tested), \
+            )
+            assert re.search(rf"alertname: {name}\n\s+exp_alerts: \[\]", tested), (
                 f"{name}: no unit test expects it to stay silent"
+            )
 
 
 def test_required_alerts_exist(rules):
-    assert REQUIRED_ALERTS <= {r["alert"] for _, r in rules if "alert" in r}
+    assert {r["alert"] for _, r in rules if "alert" in r} >= REQUIRED_ALERTS
 
 
 def test_alerts_carry_severity_summary_description_and_runbook(rules):
-    anchors = {re.sub(r"[^a-z0-9 -]", "", h.lower()).replace(" ", "-")
-               for h in re.findall(r"^#+ (.+)$", RUNBOOKS.read_text(), re.M)}
+    anchors = {
+        re.sub(r"[^a-z0-9 -]", "", h.lower()).replace(" ", "-")
+        for h in re.findall(r"^#+ (.+)$", RUNBOOKS.read_text(), re.M)
+    }
     for _, rule in rules:
         if "alert" not in rule:
             continue

@@ -5,6 +5,7 @@ the chart renders (command, args, env), and `java -XX:+PrintFlagsFinal` to read 
 jib's jvmFlags sit on the java command line. JAVA_TOOL_OPTIONS (JNI_CreateJavaVM) and
 JDK_JAVA_OPTIONS (the launcher) are both read before it, so neither can override them; the chart
 therefore starts java itself (templates/lib, coupon-lib.javaCommand)."""
+
 from __future__ import annotations
 
 import json
@@ -43,11 +44,17 @@ def effective_flag(container: dict, flag: str) -> str:
     -XX:+PrintFlagsFinal -version."""
     argv = [*(container.get("command") or image_entrypoint()), *container.get("args", [])]
     assert argv[0] == "java", argv
-    jvm = argv[1:argv.index("-cp")]
+    jvm = argv[1 : argv.index("-cp")]
     env = {k: v for k, v in os.environ.items() if k not in ("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS")}
     env.update({e["name"]: e["value"] for e in container.get("env", []) if "value" in e})
-    out = subprocess.run([str(JAVA), *jvm, "-XX:+PrintFlagsFinal", "-version"], env=env,
-                         capture_output=True, text=True, timeout=120, check=True).stdout
+    out = subprocess.run(
+        [str(JAVA), *jvm, "-XX:+PrintFlagsFinal", "-version"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
     m = re.search(rf"^\s*\S+\s+{flag}\s+=\s+(\S+)", out, re.M)
     assert m, f"{flag} not printed"
     return m.group(1)
@@ -57,10 +64,18 @@ def effective_flag(container: dict, flag: str) -> str:
 def rendered() -> list[dict]:
     if not JAVA.exists():
         pytest.fail(f"no JDK at {JAVA} (the project's Java 25, see the house rules)")
-    chart = run(["bash", str(ROOT / "tests" / "chart" / "offline-chart.sh"),
-                 str(ROOT / "build" / "chart-jvm" / "coupon-event")]).stdout.strip()
-    out = helm("template", "sale", chart, "--namespace", "sale",
-               "-f", str(ROOT / "tests" / "chart" / "fixtures" / "offline-external.yaml")).stdout
+    chart = run(
+        ["bash", str(ROOT / "tests" / "chart" / "offline-chart.sh"), str(ROOT / "build" / "chart-jvm" / "coupon-event")]
+    ).stdout.strip()
+    out = helm(
+        "template",
+        "sale",
+        chart,
+        "--namespace",
+        "sale",
+        "-f",
+        str(ROOT / "tests" / "chart" / "fixtures" / "offline-external.yaml"),
+    ).stdout
     return load_yaml_all(out)
 
 

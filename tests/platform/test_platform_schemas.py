@@ -1,5 +1,6 @@
 """platform-schemas: our platform files against the upstream JSON schemas in shared/schemas, and,
 for the upstream charts that publish no schema, against pinned lists of the keys they accept."""
+
 from __future__ import annotations
 
 import copy
@@ -12,7 +13,7 @@ import jsonschema
 import pytest
 import yaml
 
-from kube import ROOT, SHARED, load_yaml
+from kube import CRDS, ROOT, SHARED, load_yaml
 
 SCHEMAS = SHARED / "schemas"
 KEYS_DIR = Path(__file__).parent / "upstream-keys"
@@ -32,6 +33,7 @@ def errors(v: jsonschema.Draft7Validator, doc) -> list[str]:
 
 
 # ---------------------------------------------------------------------------------- skaffold
+
 
 @pytest.fixture(scope="module")
 def skaffold():
@@ -80,6 +82,7 @@ def test_skaffold_jib_builder_meets_the_plugin_it_runs():
     pkg/skaffold/build/jib/maven.go) and passes the artifact's project as -Djib.containerize,
     which jib matches against the module's directory."""
     import xml.etree.ElementTree as ET
+
     ns = {"m": "http://maven.apache.org/POM/4.0.0"}
     version = ET.parse(ROOT / "services" / "pom.xml").findtext("m:properties/m:jib-maven-plugin.version", namespaces=ns)
     assert version and tuple(map(int, version.split("."))) >= (3, 2, 0), version
@@ -102,8 +105,8 @@ def test_skaffold_hands_the_built_images_to_the_chart(skaffold, chart_dir):
     for image in ("coupon-api", "coupon-consumer", "coupon-waiting-room"):
         key = components[image]["valuesKey"]
         repo_key, tag_key = f"{key}.image.repository", f"{key}.image.tag"
-        assert templates[repo_key] == "{{.IMAGE_REPO_%s}}" % _sanitized(image)
-        assert "{{.IMAGE_TAG_%s}}" % _sanitized(image) in templates[tag_key]
+        assert templates[repo_key] == f"{{{{.IMAGE_REPO_{_sanitized(image)}}}}}"
+        assert f"{{{{.IMAGE_TAG_{_sanitized(image)}}}}}" in templates[tag_key]
         # The path must exist in the chart's values, or helm would silently ignore it.
         assert "repository" in values[key]["image"] and "tag" in values[key]["image"], image
     keys = {c["valuesKey"] for c in components.values()}
@@ -130,6 +133,7 @@ def test_skaffold_profiles_point_at_existing_values(skaffold, chart_dir):
 
 
 # ---------------------------------------------------------------------------------- eksctl
+
 
 @pytest.fixture(scope="module")
 def cluster():
@@ -182,18 +186,24 @@ def test_enforced_policies_let_keda_read_the_brokers(cluster, chart_dir):
     label in the KEDA chart (operator.name keda-operator, keda/templates/manager/deployment.yaml)."""
     peers = load_yaml(chart_dir / "values.yaml")["networkPolicy"]["kafkaClientsFrom"]
     keda_ns = pinned_releases()["keda"]["namespace"]
-    assert {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": keda_ns}},
-            "podSelector": {"matchLabels": {"app.kubernetes.io/name": "keda-operator"}}} in peers
-    assert "operator" not in (load_yaml(ROOT / "operators" / "values" / "keda.yaml") or {}), \
+    assert {
+        "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": keda_ns}},
+        "podSelector": {"matchLabels": {"app.kubernetes.io/name": "keda-operator"}},
+    } in peers
+    assert "operator" not in (load_yaml(ROOT / "operators" / "values" / "keda.yaml") or {}), (
         "operator.name renamed: the chart's peer would miss KEDA's operator"
+    )
 
 
 def test_store_egress_default_covers_the_cluster_vpc(cluster):
     """networkPolicy.externalEgress (the default path to stores outside the release) must contain
     the VPC the cluster is created in; eksctl's VPC is 192.168.0.0/16 unless vpc.cidr says otherwise."""
     vpc = ipaddress.ip_network((cluster.get("vpc") or {}).get("cidr", "192.168.0.0/16"))
-    blocks = [ipaddress.ip_network(p["ipBlock"]["cidr"])
-              for p in load_yaml(ROOT / "values.yaml")["networkPolicy"]["externalEgress"] if "ipBlock" in p]
+    blocks = [
+        ipaddress.ip_network(p["ipBlock"]["cidr"])
+        for p in load_yaml(ROOT / "values.yaml")["networkPolicy"]["externalEgress"]
+        if "ipBlock" in p
+    ]
     assert any(vpc.subnet_of(b) for b in blocks), f"VPC {vpc} outside the egress default {blocks}"
 
 
@@ -219,8 +229,11 @@ def test_cluster_autoscaler_can_manage_every_pool(cluster):
     assert re.fullmatch(r"v(\d+\.\d+)\.\d+", ca["image"]["tag"]).group(1) == cluster["metadata"]["version"]
     # Its AWS permissions: a Pod Identity association for its service account.
     sa = ca["rbac"]["serviceAccount"]["name"]
-    assocs = [a for a in cluster["iam"]["podIdentityAssociations"]
-              if (a["namespace"], a["serviceAccountName"]) == ("kube-system", sa)]
+    assocs = [
+        a
+        for a in cluster["iam"]["podIdentityAssociations"]
+        if (a["namespace"], a["serviceAccountName"]) == ("kube-system", sa)
+    ]
     assert len(assocs) == 1 and assocs[0]["wellKnownPolicies"]["autoScaler"] is True
     assert "eks-pod-identity-agent" in {a["name"] for a in cluster["addons"]}
     # Scale-up from 0 nodes needs the labels and taints as ASG tags (k8s.io/cluster-autoscaler/
@@ -240,8 +253,11 @@ def test_load_balancer_controller_can_serve_the_event_ingress(cluster):
     assert lbc["clusterName"] == cluster["metadata"]["name"]
     assert lbc["region"] == cluster["metadata"]["region"]
     sa = lbc["serviceAccount"]["name"]
-    assocs = [a for a in cluster["iam"]["podIdentityAssociations"]
-              if (a["namespace"], a["serviceAccountName"]) == ("kube-system", sa)]
+    assocs = [
+        a
+        for a in cluster["iam"]["podIdentityAssociations"]
+        if (a["namespace"], a["serviceAccountName"]) == ("kube-system", sa)
+    ]
     assert len(assocs) == 1 and assocs[0]["wellKnownPolicies"]["awsLoadBalancerController"] is True
     event = load_yaml(ROOT / "examples" / "event.yaml")
     assert event["ingress"]["className"] == "alb"
@@ -255,6 +271,7 @@ def test_cluster_autoscaler_check_catches_a_pool_without_tags(cluster):
 
 def test_priority_classes_order():
     import yaml
+
     docs = [d for d in yaml.safe_load_all((ROOT / "k8s" / "priorityclasses.yaml").read_text()) if d]
     value = {d["metadata"]["name"]: d["value"] for d in docs}
     assert value["coupon-event-critical"] > value["coupon-event-app"] > value["coupon-event-loadgen"]
@@ -262,6 +279,7 @@ def test_priority_classes_order():
 
 
 # ---------------------------------------------------------------------------------- operators
+
 
 def pinned_releases() -> dict[str, dict]:
     releases = {}
@@ -277,8 +295,8 @@ def test_operator_versions_are_the_pinned_ones():
     r = pinned_releases()
     assert r["strimzi"]["chart"] == "strimzi-kafka-operator" and r["strimzi"]["version"] == "1.2.0"
     assert r["k6-operator"]["version"] == "4.6.0"
-    keda_crds = (SHARED / "crds" / "keda" / "VERSION").read_text()
-    assert f"tag: v{r['keda']['version']}" in keda_crds, "KEDA chart must match the CRDs in shared/"
+    keda_crds = (CRDS / "keda" / "VERSION").read_text()
+    assert f"keda/v2@v{r['keda']['version']}" in keda_crds, "KEDA chart must match the CRDs (scripts/tools.sh crds)"
     assert re.fullmatch(r"\d+\.\d+\.\d+", r["kube-prometheus-stack"]["version"])
     assert list(r)[0] == "kube-prometheus-stack", "its ServiceMonitor CRD must come before the others"
     for name in r:
@@ -287,9 +305,10 @@ def test_operator_versions_are_the_pinned_ones():
 
 def test_install_script_pins_every_chart():
     from kube import run
+
     out = run(["bash", str(ROOT / "operators" / "install.sh"), "--print"]).stdout
     for name, r in pinned_releases().items():
-        line = next(l for l in out.splitlines() if f"upgrade --install {name} " in l)
+        line = next(x for x in out.splitlines() if f"upgrade --install {name} " in x)
         assert f"--version {r['version']}" in line and f"--repo {r['repo']}" in line, line
         assert f"operators/values/{name}.yaml" in line, line
     assert "k8s/priorityclasses.yaml" in out and "k8s/storageclass-gp3.yaml" in out
@@ -322,23 +341,25 @@ def leaf_paths(tree, prefix=""):
 
 def known_keys(name: str) -> list[str]:
     lines = (KEYS_DIR / f"{name}.txt").read_text().splitlines()
-    return [l.strip() for l in lines if l.strip() and not l.startswith("#")]
+    return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
 
 
 def unknown_paths(values: dict, allowed: list[str]) -> list[str]:
     # An allowed entry admits itself and everything below it (free-form maps such as resources).
-    return [p for p in leaf_paths(values)
-            if not any(p == a or p.startswith(a + ".") for a in allowed)]
+    return [p for p in leaf_paths(values) if not any(p == a or p.startswith(a + ".") for a in allowed)]
 
 
-@pytest.mark.parametrize("release, keys", [
-    ("strimzi", "strimzi-kafka-operator-1.2.0"),
-    ("keda", "keda-2.20.2"),
-    ("kube-prometheus-stack", "kube-prometheus-stack-88.5.3"),
-    ("cluster-autoscaler", "cluster-autoscaler-9.59.0"),
-    ("metrics-server", "metrics-server-3.13.0"),
-    ("aws-load-balancer-controller", "aws-load-balancer-controller-3.5.0"),
-])
+@pytest.mark.parametrize(
+    "release, keys",
+    [
+        ("strimzi", "strimzi-kafka-operator-1.2.0"),
+        ("keda", "keda-2.20.2"),
+        ("kube-prometheus-stack", "kube-prometheus-stack-88.5.3"),
+        ("cluster-autoscaler", "cluster-autoscaler-9.59.0"),
+        ("metrics-server", "metrics-server-3.13.0"),
+        ("aws-load-balancer-controller", "aws-load-balancer-controller-3.5.0"),
+    ],
+)
 def test_operator_values_use_only_known_keys(release, keys):
     values = load_yaml(ROOT / "operators" / "values" / f"{release}.yaml")
     assert unknown_paths(values, known_keys(keys)) == []
@@ -348,7 +369,8 @@ def test_known_keys_check_catches_a_misspelling():
     values = load_yaml(ROOT / "operators" / "values" / "kube-prometheus-stack.yaml")
     values["prometheus"]["prometheusSpec"]["enableRemoteWriteReciever"] = True
     assert unknown_paths(values, known_keys("kube-prometheus-stack-88.5.3")) == [
-        "prometheus.prometheusSpec.enableRemoteWriteReciever"]
+        "prometheus.prometheusSpec.enableRemoteWriteReciever"
+    ]
 
 
 def test_prometheus_accepts_remote_write_and_every_monitor():
@@ -368,7 +390,10 @@ def test_grafana_sidecar_watches_dashboards_everywhere():
 
 def test_operators_run_on_system_nodes_with_known_priority_classes():
     import yaml
-    classes = {d["metadata"]["name"] for d in yaml.safe_load_all((ROOT / "k8s" / "priorityclasses.yaml").read_text()) if d}
+
+    classes = {
+        d["metadata"]["name"] for d in yaml.safe_load_all((ROOT / "k8s" / "priorityclasses.yaml").read_text()) if d
+    }
     for release in pinned_releases():
         text = (ROOT / "operators" / "values" / f"{release}.yaml").read_text()
         values = yaml.safe_load(text)
@@ -383,7 +408,7 @@ def test_operators_run_on_system_nodes_with_known_priority_classes():
 
 def strimzi_kafka_versions() -> dict[str, str]:
     lines = (Path(__file__).parent / "strimzi-1.2.0-kafka-versions.txt").read_text().splitlines()
-    return dict(l.split() for l in lines if l.strip() and not l.startswith("#"))
+    return dict(line.split() for line in lines if line.strip() and not line.startswith("#"))
 
 
 def version_key(v: str) -> tuple[int, ...]:
@@ -416,9 +441,13 @@ def test_kafka_pin_check_rejects_an_unsupported_version():
 
 # ---------------------------------------------------------------------------------- chart deps
 
+
 def chart_value_files(chart_dir: Path) -> list[Path]:
-    return [chart_dir / "values.yaml", *sorted((chart_dir / "examples").glob("*.yaml")),
-            *sorted((chart_dir / "tests" / "chart" / "fixtures").glob("*.yaml"))]
+    return [
+        chart_dir / "values.yaml",
+        *sorted((chart_dir / "examples").glob("*.yaml")),
+        *sorted((chart_dir / "tests" / "chart" / "fixtures").glob("*.yaml")),
+    ]
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,1 @@
-"""The verifier package lives in local/verifier; its tests import it from there."""
-import pathlib
-import sys
-
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "local"))
+"""The verifier (local/verifier) is installed editable in the suite's venv (tests/requirements.txt)."""

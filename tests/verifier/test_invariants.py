@@ -4,18 +4,44 @@ import pytest
 
 from verifier.invariants import INVARIANTS, Observed, evaluate, is_latency, parse_outcomes, verification
 
-K6 = {"scenario": "spike", "coupon_id": "7", "requests": 6, "accepted": 3, "duplicate": 1, "sold_out": 2,
-      "not_open": 0, "shed": 0, "timed_out": 0, "unexpected": 0, "gave_up": 0, "requesters": 5,
-      "confirmed": 3, "unconfirmed": 0, "second_accept": 0, "users": 5, "user_offset": 0,
-      "user_prefix": "user-", "p95_ms": 12,
-      "thresholds": {"issuance_duration: p(95)<500": True, "unexpected: rate<=0": True}}
+K6 = {
+    "scenario": "spike",
+    "coupon_id": "7",
+    "requests": 6,
+    "accepted": 3,
+    "duplicate": 1,
+    "sold_out": 2,
+    "not_open": 0,
+    "shed": 0,
+    "timed_out": 0,
+    "unexpected": 0,
+    "gave_up": 0,
+    "requesters": 5,
+    "confirmed": 3,
+    "unconfirmed": 0,
+    "second_accept": 0,
+    "users": 5,
+    "user_offset": 0,
+    "user_prefix": "user-",
+    "p95_ms": 12,
+    "thresholds": {"issuance_duration: p(95)<500": True, "unexpected: rate<=0": True},
+}
 REC = {"consistent": True, "pending": 0, "redisIssued": 3, "mysqlRows": 3, "remaining": 0}
 
 
 def good(**changes):
     """A sold-out run of quantity 3 where everything holds; `changes` break one thing."""
-    o = Observed(coupon=7, quantity=3, rows=3, issued=[("user-0", 1), ("user-1", 2), ("user-2", 3)],
-                 k6=dict(K6), drain_seconds=0.5, persist_span_s=0.2, reconciliation=dict(REC), lag=0)
+    o = Observed(
+        coupon=7,
+        quantity=3,
+        rows=3,
+        issued=[("user-0", 1), ("user-1", 2), ("user-2", 3)],
+        k6=dict(K6),
+        drain_seconds=0.5,
+        persist_span_s=0.2,
+        reconciliation=dict(REC),
+        lag=0,
+    )
     return dataclasses.replace(o, **changes)
 
 
@@ -38,27 +64,39 @@ def test_a_clean_run_passes_every_invariant():
     assert verification(good(), checks)["passed"] is True
 
 
-@pytest.mark.parametrize("broken, expected", [
-    (dict(rows=4, issued=[("user-0", 1), ("user-1", 2), ("user-2", 3), ("user-3", 4)],
-          reconciliation={**REC, "redisIssued": 4, "mysqlRows": 4}),
-     ["never over-issued", "no row without a 202", "no stranded stock", "slots within 1..quantity"]),
-    (dict(rows=2, issued=[("user-0", 1), ("user-1", 2)], reconciliation={**REC, "redisIssued": 2, "mysqlRows": 2}),
-     ["every 202 persisted", "no stranded stock"]),
-    (dict(issued=[("user-0", 1), ("user-0", 2), ("user-2", 3)]), ["one coupon per user"]),
-    (dict(issued=[("user-0", 1), ("user-1", 1), ("user-2", 3)]), ["one coupon per user"]),
-    (dict(issued=[("user-0", 1), ("user-1", 2), ("someone", 3)]), ["no row without a 202"]),
-    (dict(issued=[("user-0", 1), ("user-1", 2), ("user-9", 3)]), ["no row without a 202"]),
-    (dict(reconciliation=None), ["Redis view = MySQL"]),
-    (dict(reconciliation={**REC, "pending": 1}), ["Redis view = MySQL"]),
-    (dict(reconciliation={**REC, "redisIssued": 4}), ["Redis view = MySQL"]),
-    (dict(lag=5), ["consumer lag 0"]),
-    (dict(k6=k6_with(requests=5)), ["k6 counted every answer"]),
-    (dict(k6=k6_with(unexpected=1)), ["no unexpected answers"]),
-    (dict(k6=k6_with(gave_up=1)), ["no unexpected answers"]),
-    (dict(k6=k6_with(unconfirmed=1)), ["every 202 seen ISSUED by its user"]),
-    (dict(k6=k6_with(second_accept=1)), ["a second click never issues"]),
-    (dict(k6=k6_with(thresholds={"issuance_duration: p(95)<500": False})), ["k6 thresholds"]),
-])
+@pytest.mark.parametrize(
+    "broken, expected",
+    [
+        (
+            dict(
+                rows=4,
+                issued=[("user-0", 1), ("user-1", 2), ("user-2", 3), ("user-3", 4)],
+                reconciliation={**REC, "redisIssued": 4, "mysqlRows": 4},
+            ),
+            ["never over-issued", "no row without a 202", "no stranded stock", "slots within 1..quantity"],
+        ),
+        (
+            dict(
+                rows=2, issued=[("user-0", 1), ("user-1", 2)], reconciliation={**REC, "redisIssued": 2, "mysqlRows": 2}
+            ),
+            ["every 202 persisted", "no stranded stock"],
+        ),
+        (dict(issued=[("user-0", 1), ("user-0", 2), ("user-2", 3)]), ["one coupon per user"]),
+        (dict(issued=[("user-0", 1), ("user-1", 1), ("user-2", 3)]), ["one coupon per user"]),
+        (dict(issued=[("user-0", 1), ("user-1", 2), ("someone", 3)]), ["no row without a 202"]),
+        (dict(issued=[("user-0", 1), ("user-1", 2), ("user-9", 3)]), ["no row without a 202"]),
+        (dict(reconciliation=None), ["Redis view = MySQL"]),
+        (dict(reconciliation={**REC, "pending": 1}), ["Redis view = MySQL"]),
+        (dict(reconciliation={**REC, "redisIssued": 4}), ["Redis view = MySQL"]),
+        (dict(lag=5), ["consumer lag 0"]),
+        (dict(k6=k6_with(requests=5)), ["k6 counted every answer"]),
+        (dict(k6=k6_with(unexpected=1)), ["no unexpected answers"]),
+        (dict(k6=k6_with(gave_up=1)), ["no unexpected answers"]),
+        (dict(k6=k6_with(unconfirmed=1)), ["every 202 seen ISSUED by its user"]),
+        (dict(k6=k6_with(second_accept=1)), ["a second click never issues"]),
+        (dict(k6=k6_with(thresholds={"issuance_duration: p(95)<500": False})), ["k6 thresholds"]),
+    ],
+)
 def test_each_broken_invariant_fails(broken, expected):
     o = good(**broken)
     assert failed(o) == sorted(expected)
@@ -85,9 +123,16 @@ def test_without_quantity_the_stock_checks_are_skipped():
 
 def test_without_k6_summary_only_the_store_checks_run():
     o = good(k6={}, rows=0, issued=[], reconciliation={**REC, "redisIssued": 0, "mysqlRows": 0})
-    assert [c.name for c in evaluate(o)] == ["never over-issued", "no stranded stock", "slots within 1..quantity",
-                                             "one coupon per user", "every 202 persisted", "no row without a 202",
-                                             "Redis view = MySQL", "consumer lag 0"]
+    assert [c.name for c in evaluate(o)] == [
+        "never over-issued",
+        "no stranded stock",
+        "slots within 1..quantity",
+        "one coupon per user",
+        "every 202 persisted",
+        "no row without a 202",
+        "Redis view = MySQL",
+        "consumer lag 0",
+    ]
 
 
 def test_lag_unknown_is_not_judged():
@@ -110,16 +155,23 @@ def test_latency_reported_reports_a_missed_target_and_still_judges_failures():
     assert res["passed"] is True and "latency targets" not in res["checks"]
     assert res["latency_targets"] == {"issuance_duration: p(95)<1": False, "time_to_issued: p(95)<10": True}
 
-    gave_up = good(k6=k6_with(thresholds={**slow, "issuance_gave_up: count==0": False}, gave_up=1),
-                   latency_reported=True)
+    gave_up = good(
+        k6=k6_with(thresholds={**slow, "issuance_gave_up: count==0": False}, gave_up=1), latency_reported=True
+    )
     assert failed(gave_up) == ["k6 thresholds", "no unexpected answers"]
     assert "issuance_gave_up" in by_name(evaluate(gave_up))["k6 thresholds"].detail
 
 
-@pytest.mark.parametrize("threshold, latency", [
-    ("issuance_duration: p(95)<500", True), ("http_req_duration{scenario:spike}: p(99)<9", True),
-    ("time_to_issued: p(95)<10", True), ("issuance_gave_up: count==0", False), ("unexpected: rate<=0", False),
-])
+@pytest.mark.parametrize(
+    "threshold, latency",
+    [
+        ("issuance_duration: p(95)<500", True),
+        ("http_req_duration{scenario:spike}: p(99)<9", True),
+        ("time_to_issued: p(95)<10", True),
+        ("issuance_gave_up: count==0", False),
+        ("unexpected: rate<=0", False),
+    ],
+)
 def test_is_latency(threshold, latency):
     assert is_latency(threshold) is latency
 
@@ -136,8 +188,18 @@ def test_verification_figures():
 # 503 whose reservation landed anyway (its retry answered 409); user-4 got 410; user-1's record was
 # lost, its slot released as stale and sold to user-5 (202). 4 rows for 4 202s: the counts agree, the
 # users do not.
-HIDDEN_K6 = {**K6, "requests": 7, "accepted": 4, "duplicate": 1, "sold_out": 1, "shed": 1, "requesters": 6,
-             "confirmed": 0, "unconfirmed": 0, "users": 6}
+HIDDEN_K6 = {
+    **K6,
+    "requests": 7,
+    "accepted": 4,
+    "duplicate": 1,
+    "sold_out": 1,
+    "shed": 1,
+    "requesters": 6,
+    "confirmed": 0,
+    "unconfirmed": 0,
+    "users": 6,
+}
 HIDDEN_LOG = [
     'time="2026-11-28T15:00:00Z" level=info msg="ISSUE_OUTCOME user-0 accepted" source=console',
     'time="2026-11-28T15:00:00Z" level=info msg="ISSUE_OUTCOME user-1 accepted" source=console',
@@ -149,9 +211,14 @@ HIDDEN_LOG = [
 
 
 def hidden(**changes):
-    o = good(quantity=4, rows=4, issued=[("user-0", 1), ("user-5", 2), ("user-2", 3), ("user-3", 4)],
-             k6=dict(HIDDEN_K6), reconciliation={**REC, "redisIssued": 4, "mysqlRows": 4},
-             outcomes=parse_outcomes(HIDDEN_LOG))
+    o = good(
+        quantity=4,
+        rows=4,
+        issued=[("user-0", 1), ("user-5", 2), ("user-2", 3), ("user-3", 4)],
+        k6=dict(HIDDEN_K6),
+        reconciliation={**REC, "redisIssued": 4, "mysqlRows": 4},
+        outcomes=parse_outcomes(HIDDEN_LOG),
+    )
     return dataclasses.replace(o, **changes)
 
 

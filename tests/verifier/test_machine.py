@@ -1,4 +1,5 @@
 """The machine under the harness: busy cores, waiting for a quiet machine, CPU per role (machine.py)."""
+
 import subprocess
 import sys
 

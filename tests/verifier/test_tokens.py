@@ -6,9 +6,11 @@ from verifier import tokens
 # RFC 7519-style HS256 vector published by jwt.io (and reproduced by every JWT library's tests).
 VECTOR_CLAIMS = {"sub": "1234567890", "name": "John Doe", "iat": 1516239022}
 VECTOR_SECRET = "your-256-bit-secret"
-VECTOR_TOKEN = ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9."
-                "eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ."
-                "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c")
+VECTOR_TOKEN = (
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9."
+    "eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ."
+    "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+)
 
 
 def claims_of(jwt):

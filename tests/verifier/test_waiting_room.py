@@ -1,16 +1,24 @@
 """The waiting room's checks (local/verifier/waiting_room.py): each fails on its own case."""
+
 from verifier.waiting_room import RoomObserved, evaluate, load_journeys, parse_journey, percentile
 
 W = 2000
 
 
-def journey(user, sent, joined=None, state="ADMITTED", join_state="QUEUED", admitted=None, eta=None,
-            issue="accepted", **kw):
-    j = {"user": user, "sentAt": sent, "joinedAt": joined if joined is not None else sent + 10,
-         "joinState": join_state, "state": state, "etaS": eta, "endedAt": (admitted or sent) + 20}
+def journey(
+    user, sent, joined=None, state="ADMITTED", join_state="QUEUED", admitted=None, eta=None, issue="accepted", **kw
+):
+    j = {
+        "user": user,
+        "sentAt": sent,
+        "joinedAt": joined if joined is not None else sent + 10,
+        "joinState": join_state,
+        "state": state,
+        "etaS": eta,
+        "endedAt": (admitted or sent) + 20,
+    }
     if admitted is not None:
-        j.update(admittedAt=admitted, admittedSeenAt=admitted + 20, issue=issue, issuedAt=admitted + 50,
-                 end=issue)
+        j.update(admittedAt=admitted, admittedSeenAt=admitted + 20, issue=issue, issuedAt=admitted + 50, end=issue)
     else:
         j["end"] = state
     j.update(kw)
@@ -28,8 +36,10 @@ def checks(r):
 
 
 def in_order():
-    return [journey(f"u{i}", 1000 * i, admitted=100_000 + 500 * i, eta=(100_000 + 500 * i - 1000 * i - 10) // 1000)
-            for i in range(10)]
+    return [
+        journey(f"u{i}", 1000 * i, admitted=100_000 + 500 * i, eta=(100_000 + 500 * i - 1000 * i - 10) // 1000)
+        for i in range(10)
+    ]
 
 
 def test_a_run_in_order_passes_every_check():
@@ -41,7 +51,9 @@ def test_a_run_in_order_passes_every_check():
 def test_parses_plain_and_logfmt_console_lines():
     j = {"user": "u1", "sentAt": 1}
     assert parse_journey('WR_JOURNEY {"user":"u1","sentAt":1}') == j
-    assert parse_journey('time="x" level=info msg="WR_JOURNEY {\\"user\\":\\"u1\\",\\"sentAt\\":1}" source=console') == j
+    assert (
+        parse_journey('time="x" level=info msg="WR_JOURNEY {\\"user\\":\\"u1\\",\\"sentAt\\":1}" source=console') == j
+    )
     assert parse_journey("something else") is None
     assert parse_journey("WR_JOURNEY {broken") is None
 
@@ -79,8 +91,16 @@ def test_a_user_left_waiting_fails():
 
 def sold_out_run(told_after_ms, poll_after_ms=3000):
     js = in_order()  # the last accepted issuance is at 104,500 + 50
-    js.append(journey("late", 50_000, state="SOLD_OUT", admitted=None, soldOutAt=104_550 + told_after_ms,
-                      lastPollAfterMs=poll_after_ms))
+    js.append(
+        journey(
+            "late",
+            50_000,
+            state="SOLD_OUT",
+            admitted=None,
+            soldOutAt=104_550 + told_after_ms,
+            lastPollAfterMs=poll_after_ms,
+        )
+    )
     return room(js)
 
 
@@ -96,8 +116,7 @@ def test_sold_out_told_later_than_the_poll_interval_fails():
 
 
 def test_a_user_queued_after_the_sell_out_fails():
-    js = sold_out_run(1000).journeys + [journey("after", 120_000, state="SOLD_OUT", admitted=None,
-                                                soldOutAt=125_000)]
+    js = sold_out_run(1000).journeys + [journey("after", 120_000, state="SOLD_OUT", admitted=None, soldOutAt=125_000)]
     assert not checks(room(js))["waiting room: sold-out reached every waiting user within one poll interval"]
 
 

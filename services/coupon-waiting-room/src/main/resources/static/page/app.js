@@ -15,10 +15,27 @@
   const params = new URLSearchParams(window.location.search);
   const $ = (id) => document.getElementById(id);
   const el = {
-    main: $('main'), title: $('title'), brand: $('brand'), logo: $('logo'), lang: $('lang'), status: $('status'),
-    detail: $('detail'), signin: $('signin'), token: $('token'), tokenLabel: $('token-label'), join: $('join'),
-    queue: $('queue'), positionLabel: $('position-label'), position: $('position'), etaLabel: $('eta-label'),
-    eta: $('eta'), bar: $('bar'), note: $('note'), retry: $('retry'), again: $('again'), announce: $('announce'),
+    main: $('main'),
+    title: $('title'),
+    brand: $('brand'),
+    logo: $('logo'),
+    lang: $('lang'),
+    status: $('status'),
+    detail: $('detail'),
+    signin: $('signin'),
+    token: $('token'),
+    tokenLabel: $('token-label'),
+    join: $('join'),
+    queue: $('queue'),
+    positionLabel: $('position-label'),
+    position: $('position'),
+    etaLabel: $('eta-label'),
+    eta: $('eta'),
+    bar: $('bar'),
+    note: $('note'),
+    retry: $('retry'),
+    again: $('again'),
+    announce: $('announce'),
   };
 
   let config = { title: {}, logoAlt: {}, colors: {}, texts: {}, roomBaseUrl: '', apiBaseUrl: '' };
@@ -57,12 +74,29 @@
     const asked = params.get('lang') || safeGet(localStorage, 'room.lang') || navigator.language || 'en';
     return asked.toLowerCase().startsWith('ko') ? 'ko' : 'en';
   }
-  function safeGet(store, key) { try { return store.getItem(key); } catch (_) { return null; } }
-  function safeSet(store, key, value) { try { store.setItem(key, value); } catch (_) { /* private mode */ } }
+  function safeGet(store, key) {
+    try {
+      return store.getItem(key);
+    } catch (_) {
+      return null;
+    }
+  }
+  function safeSet(store, key, value) {
+    try {
+      store.setItem(key, value);
+    } catch (_) {
+      /* private mode */
+    }
+  }
 
   // ---- branding -------------------------------------------------------------------------------
-  const COLOR_VARS = { primary: '--primary', primaryText: '--primary-text', background: '--background',
-    surface: '--surface', text: '--text' };
+  const COLOR_VARS = {
+    primary: '--primary',
+    primaryText: '--primary-text',
+    background: '--background',
+    surface: '--surface',
+    text: '--text',
+  };
   function brand() {
     const root = document.documentElement;
     Object.entries(config.colors || {}).forEach(([k, v]) => {
@@ -76,7 +110,9 @@
     try {
       const res = await fetch('config.json', { cache: 'no-cache' });
       if (res.ok) config = Object.assign(config, await res.json());
-    } catch (_) { /* the built-in texts and colours */ }
+    } catch (_) {
+      /* the built-in texts and colours */
+    }
   }
 
   // ---- rendering ------------------------------------------------------------------------------
@@ -87,9 +123,21 @@
   }
 
   const HEADLINES = {
-    LOADING: 'loading', SIGN_IN: 'signIn', JOINING: 'joining', QUEUED: 'queued', PAUSED: 'paused',
-    ADMITTED: 'admitted', PENDING: 'pending', ISSUED: 'issued', SOLD_OUT: 'soldOut', CLOSED: 'closed',
-    NOT_OPEN_YET: 'notOpenYet', GONE: 'gone', SIGNED_OUT: 'signedOut', ERROR: 'error', NO_EVENT: 'noEvent',
+    LOADING: 'loading',
+    SIGN_IN: 'signIn',
+    JOINING: 'joining',
+    QUEUED: 'queued',
+    PAUSED: 'paused',
+    ADMITTED: 'admitted',
+    PENDING: 'pending',
+    ISSUED: 'issued',
+    SOLD_OUT: 'soldOut',
+    CLOSED: 'closed',
+    NOT_OPEN_YET: 'notOpenYet',
+    GONE: 'gone',
+    SIGNED_OUT: 'signedOut',
+    ERROR: 'error',
+    NO_EVENT: 'noEvent',
   };
   const FINAL = new Set(['ISSUED', 'SOLD_OUT', 'CLOSED', 'GONE', 'SIGNED_OUT', 'ERROR', 'NO_EVENT']);
 
@@ -153,7 +201,9 @@
   function announce(message) {
     // a new text node each time, so that the same words said twice are announced twice
     el.announce.textContent = '';
-    window.setTimeout(() => { el.announce.textContent = message; }, 50);
+    window.setTimeout(() => {
+      el.announce.textContent = message;
+    }, 50);
   }
 
   // ---- the one pending call -------------------------------------------------------------------
@@ -162,14 +212,22 @@
     due = { at: Date.now() + Math.max(0, afterMs), run };
     timer = window.setTimeout(tick, Math.max(0, afterMs));
   }
-  function cancel() { window.clearTimeout(timer); due = null; s.retry = null; }
+  function cancel() {
+    window.clearTimeout(timer);
+    due = null;
+    s.retry = null;
+  }
 
   async function fire() {
     const run = due.run;
     due = null;
     window.clearTimeout(timer);
     inFlight = true;
-    try { await run(); } finally { inFlight = false; }
+    try {
+      await run();
+    } finally {
+      inFlight = false;
+    }
   }
 
   function retryAfterMs(res) {
@@ -187,10 +245,18 @@
   }
 
   async function call(method, url, headers) {
-    const res = await fetch(url, { method, headers: Object.assign({ Authorization: `Bearer ${s.token}` }, headers || {}),
-      cache: 'no-store', credentials: 'omit' });
+    const res = await fetch(url, {
+      method,
+      headers: Object.assign({ Authorization: `Bearer ${s.token}` }, headers || {}),
+      cache: 'no-store',
+      credentials: 'omit',
+    });
     let body = null;
-    try { body = await res.json(); } catch (_) { body = null; }
+    try {
+      body = await res.json();
+    } catch (_) {
+      body = null;
+    }
     return { res, body, code: body && body.code };
   }
 
@@ -202,7 +268,9 @@
     setState('JOINING');
     await roomCall('POST', entries(), join);
   }
-  async function poll() { await roomCall('GET', `${entries()}/me`, poll); }
+  async function poll() {
+    await roomCall('GET', `${entries()}/me`, poll);
+  }
 
   async function roomCall(method, url, again) {
     let r;
@@ -214,11 +282,27 @@
     }
     s.retry = null;
     const { res, body, code } = r;
-    if (res.status === 200 && body && typeof body.state === 'string') { onEntry(body); return; }
-    if (res.status === 503) { later('busy', again, retryAfterMs(res)); return; }
-    if (res.status === 401) { signedOut(); return; }
-    if (res.status === 404 && code === 'NOT_IN_QUEUE') { s.position = null; setState('GONE'); return; }
-    if (res.status === 404 && code === 'COUPON_NOT_FOUND') { fail('COUPON_NOT_FOUND'); return; }
+    if (res.status === 200 && body && typeof body.state === 'string') {
+      onEntry(body);
+      return;
+    }
+    if (res.status === 503) {
+      later('busy', again, retryAfterMs(res));
+      return;
+    }
+    if (res.status === 401) {
+      signedOut();
+      return;
+    }
+    if (res.status === 404 && code === 'NOT_IN_QUEUE') {
+      s.position = null;
+      setState('GONE');
+      return;
+    }
+    if (res.status === 404 && code === 'COUPON_NOT_FOUND') {
+      fail('COUPON_NOT_FOUND');
+      return;
+    }
     fail(code || `HTTP ${res.status}`);
   }
 
@@ -264,12 +348,33 @@
     }
     s.retry = null;
     const { res, body, code } = r;
-    if (res.status === 202) { s.statusChecks = 0; setState('PENDING'); schedule(checkIssued, 1000); return; }
-    if (res.status === 409 && code === 'ALREADY_ISSUED') { s.statusChecks = 0; await checkIssued(); return; }
-    if (res.status === 410) { finish('SOLD_OUT'); return; }
-    if (res.status === 503) { later('busy', issue, retryAfterMs(res)); return; }
-    if (res.status === 401) { signedOut(); return; }
-    if (res.status === 403 && code === 'CLOSED') { finish('CLOSED'); return; }
+    if (res.status === 202) {
+      s.statusChecks = 0;
+      setState('PENDING');
+      schedule(checkIssued, 1000);
+      return;
+    }
+    if (res.status === 409 && code === 'ALREADY_ISSUED') {
+      s.statusChecks = 0;
+      await checkIssued();
+      return;
+    }
+    if (res.status === 410) {
+      finish('SOLD_OUT');
+      return;
+    }
+    if (res.status === 503) {
+      later('busy', issue, retryAfterMs(res));
+      return;
+    }
+    if (res.status === 401) {
+      signedOut();
+      return;
+    }
+    if (res.status === 403 && code === 'CLOSED') {
+      finish('CLOSED');
+      return;
+    }
     if (res.status === 403 && (code === 'PAUSED' || code === 'NOT_OPEN_YET')) {
       // the entry stays good until it expires: try again then; after it the room decides anew
       setState(code === 'PAUSED' ? 'PAUSED' : 'NOT_OPEN_YET');
@@ -295,9 +400,18 @@
     }
     s.retry = null;
     const { res, body } = r;
-    if (res.status === 200 && body && body.status === 'ISSUED') { finish('ISSUED'); return; }
-    if (res.status === 503) { later('busy', checkIssued, retryAfterMs(res)); return; }
-    if (res.status === 401) { signedOut(); return; }
+    if (res.status === 200 && body && body.status === 'ISSUED') {
+      finish('ISSUED');
+      return;
+    }
+    if (res.status === 503) {
+      later('busy', checkIssued, retryAfterMs(res));
+      return;
+    }
+    if (res.status === 401) {
+      signedOut();
+      return;
+    }
     if (res.status === 200 && ++s.statusChecks < STATUS_CHECKS) {
       setState('PENDING');
       schedule(checkIssued, Math.min(5000, 1000 * s.statusChecks));
@@ -306,14 +420,33 @@
     fail(body && body.status ? `issuance ${body.status}` : `HTTP ${res.status}`);
   }
 
-  function finish(state) { cancel(); s.position = null; s.etaAt = null; setState(state); }
-  function fail(code) { cancel(); s.errorCode = code; setState('ERROR'); }
-  function signedOut() { cancel(); s.token = ''; safeSet(sessionStorage, 'room.token', ''); setState('SIGNED_OUT'); el.token.focus(); }
+  function finish(state) {
+    cancel();
+    s.position = null;
+    s.etaAt = null;
+    setState(state);
+  }
+  function fail(code) {
+    cancel();
+    s.errorCode = code;
+    setState('ERROR');
+  }
+  function signedOut() {
+    cancel();
+    s.token = '';
+    safeSet(sessionStorage, 'room.token', '');
+    setState('SIGNED_OUT');
+    el.token.focus();
+  }
 
   // ---- start ----------------------------------------------------------------------------------
   function start(token) {
     s.token = token.trim();
-    s.position = null; s.announced = null; s.firstPosition = null; s.etaAt = null; s.errorCode = null;
+    s.position = null;
+    s.announced = null;
+    s.firstPosition = null;
+    s.etaAt = null;
+    s.errorCode = null;
     s.entryRefusals = 0;
     safeSet(sessionStorage, 'room.token', s.token);
     join();
@@ -331,7 +464,9 @@
   });
   // A tab that wakes (shown again, resumed, back online, restored from the back-forward cache) runs an
   // overdue call at once instead of waiting for its throttled timer.
-  document.addEventListener('visibilitychange', () => { if (!document.hidden) tick(); });
+  document.addEventListener('visibilitychange', () => {
+    if (!document.hidden) tick();
+  });
   document.addEventListener('resume', tick);
   window.addEventListener('online', tick);
   window.addEventListener('pageshow', tick);
@@ -341,7 +476,9 @@
     await loadConfig();
     lang = pickLanguage();
     brand();
-    const coupon = params.get('coupon') || (config.couponId !== null && config.couponId !== undefined ? String(config.couponId) : '');
+    const coupon =
+      params.get('coupon') ||
+      (config.couponId !== null && config.couponId !== undefined ? String(config.couponId) : '');
     s.coupon = /^[1-9][0-9]{0,18}$/.test(coupon) ? coupon : null;
     // a token in the address (QA, or a sign-in that redirects here) is taken and removed from it
     const fromUrl = params.get('token');
@@ -351,9 +488,15 @@
       window.history.replaceState(null, '', window.location.pathname + (rest ? `?${rest}` : ''));
     }
     const token = fromUrl || safeGet(sessionStorage, 'room.token') || '';
-    if (!s.coupon) { setState('NO_EVENT'); return; }
-    if (token) { start(token); return; }
+    if (!s.coupon) {
+      setState('NO_EVENT');
+      return;
+    }
+    if (token) {
+      start(token);
+      return;
+    }
     setState('SIGN_IN');
     el.token.focus();
-  }());
-}());
+  })();
+})();

@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import io.couponevent.testsupport.Database;
 import io.couponevent.testsupport.Harness;
 import io.couponevent.testsupport.Kafka;
+import io.couponevent.testsupport.RequiresHarness;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -29,6 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Kafka brokers, MariaDB): the guarantees of a first-come-first-served event under load
  * and faults.
  */
+@RequiresHarness
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class EndToEndIT {
 

@@ -18,6 +18,7 @@ import java.util.Set;
 import io.couponevent.common.entry.EntryGate;
 import io.couponevent.testsupport.Eventually;
 import io.couponevent.testsupport.Harness;
+import io.couponevent.testsupport.RequiresHarness;
 import io.couponevent.testsupport.Tokens;
 import org.apache.catalina.connector.Connector;
 import org.apache.coyote.AbstractProtocol;
@@ -43,6 +44,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The waiting room against the real Redis Cluster of the harness; the API's coupon view
  * is a stand-in HTTP server (a pure data source).
  */
+@RequiresHarness
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class WaitingRoomApiTest {
 

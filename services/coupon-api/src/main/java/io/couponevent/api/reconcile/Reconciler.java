@@ -2,13 +2,9 @@ package io.couponevent.api.reconcile;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Function;
-import java.util.stream.Collectors;
 
 import io.couponevent.api.config.IssuanceProperties;
 import io.couponevent.api.config.ReconcilerProperties;
@@ -153,7 +149,7 @@ class Reconciler {
 			Instant since = missingSince.computeIfAbsent(id, k -> now);
 			// Sends in flight when the state was lost are over by since + grace: their
 			// records must be behind the barrier.
-			if (settled != null && !settled.isBefore(since.plus(inFlightGrace))) {
+			if (Repairs.rebuildDue(settled, since, this.inFlightGrace)) {
 				Coupon coupon = repository.find(id).orElse(cached);
 				List<IssuedRow> rows = repository.findAllIssued(id);
 				if (store.restore(coupon, rows)) {
@@ -182,58 +178,54 @@ class Reconciler {
 	}
 
 	/**
-	 * Counts differ while every record sent before {@code settled} is processed: find
-	 * stale reservations and unknown rows.
+	 * Counts differ while every record sent before {@code settled} is processed: apply
+	 * the {@link Repairs#plan repairs} of stale reservations, held slots and unknown
+	 * rows.
 	 */
 	private void compare(long id, Instant settled) {
-		List<Reservation> reservations = store.all(id);
-		Map<String, IssuedRow> rows = repository.findAllIssued(id)
-			.stream()
-			.collect(Collectors.toMap(IssuedRow::userId, Function.identity()));
-		Set<Integer> slotsInMysql = rows.values().stream().map(IssuedRow::slot).collect(Collectors.toSet());
-		Set<String> inRedis = new HashSet<>();
 		// Sent (or re-sent) this long before the barrier: any record of it is behind it.
 		Instant staleBefore = settled.minus(properties.staleAfter());
+		List<Repairs.Repair> repairs = Repairs.plan(store.all(id), repository.findAllIssued(id), staleBefore);
 		long released = 0;
 		long releasedHeld = 0;
 		long repointed = 0;
-		for (Reservation r : reservations) {
-			inRedis.add(r.userId());
-			IssuedRow row = rows.get(r.userId());
-			boolean reuseSlot = !slotsInMysql.contains(r.slot());
-			if (row == null) {
-				if (!r.lastSent().isBefore(staleBefore)) {
-					// Its record (or a 409's re-send of it) may still be on its way.
-					continue;
-				}
+		long adopted = 0;
+		for (Repairs.Repair repair : repairs) {
+			switch (repair) {
 				// A stale reservation, or a held slot whose send did not land: back into
 				// circulation (or dropped when MySQL uses the slot: the landed row is
-				// adopted below).
-				// Only the reservation as read: one a 409 re-sent since then stays.
-				if (store.release(id, r, reuseSlot)) {
-					if (r.held()) {
-						releasedHeld++;
+				// adopted). Only the reservation as read: one a 409 re-sent since then
+				// stays.
+				case Repairs.Release(Reservation r, boolean reuseSlot) -> {
+					if (store.release(id, r, reuseSlot)) {
+						if (r.held()) {
+							releasedHeld++;
+						}
+						else {
+							released++;
+							metrics.compensation("stale");
+						}
 					}
-					else {
-						released++;
-						metrics.compensation("stale");
+				}
+				// The user retried after a compensated send that landed after all:
+				// MySQL's
+				// slot wins, the retry's slot is free again (its record was refused as
+				// the
+				// user's second, or will be). At once, not after stale-after: until then
+				// the unit looks taken twice, and the last users would be told "sold out"
+				// while it was coming back.
+				case Repairs.Repoint(Reservation r, IssuedRow row, boolean reuseSlot) -> {
+					if (store.release(id, r, reuseSlot) && store.adopt(id, row)) {
+						repointed++;
+					}
+				}
+				case Repairs.Adopt(IssuedRow row) -> {
+					if (store.adopt(id, row)) {
+						adopted++;
 					}
 				}
 			}
-			else if (row.slot() != r.slot() && store.release(id, r, reuseSlot) && store.adopt(id, row)) {
-				// The user retried after a compensated send that landed after all:
-				// MySQL's slot wins, the retry's slot is free again (its record was
-				// refused as the user's second, or will be). At once, not after
-				// stale-after: until then the unit looks taken twice, and the last
-				// users would be told "sold out" while it was coming back.
-				repointed++;
-			}
 		}
-		long adopted = rows.values()
-			.stream()
-			.filter(row -> !inRedis.contains(row.userId()))
-			.filter(row -> store.adopt(id, row))
-			.count();
 		if (released + releasedHeld + adopted + repointed > 0) {
 			log.info("coupon {}: released {} stale reservations and {} held slots, adopted {} rows, repointed {} users",
 					id, released, releasedHeld, adopted, repointed);

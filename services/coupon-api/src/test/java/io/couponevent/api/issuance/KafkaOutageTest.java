@@ -13,6 +13,7 @@ import io.couponevent.api.support.Api;
 import io.couponevent.api.support.Api.Reply;
 import io.couponevent.testsupport.Harness;
 import io.couponevent.testsupport.Kafka;
+import io.couponevent.testsupport.RequiresHarness;
 import io.couponevent.testsupport.Tokens;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.assertj.core.api.SoftAssertions;
@@ -32,6 +33,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * reused, until the reconciler settles it; a send refused before it left the producer
  * returns its unit.
  */
+@RequiresHarness
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class KafkaOutageTest {
 

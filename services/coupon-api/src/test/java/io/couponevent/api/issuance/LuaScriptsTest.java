@@ -11,6 +11,7 @@ import io.couponevent.api.coupon.IssuedRow;
 import io.couponevent.api.issuance.Decision.Outcome;
 import io.couponevent.common.entry.EntryGate;
 import io.couponevent.testsupport.Harness;
+import io.couponevent.testsupport.RequiresHarness;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -24,6 +25,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Every decision of the Lua scripts, against the real Redis Cluster of the harness. */
+@RequiresHarness
 class LuaScriptsTest {
 
 	private static LettuceConnectionFactory factory;

@@ -13,6 +13,7 @@ import io.couponevent.api.issuance.Decision.Outcome;
 import io.couponevent.common.redis.ClusterFailover;
 import io.couponevent.testsupport.Eventually;
 import io.couponevent.testsupport.Harness;
+import io.couponevent.testsupport.RequiresHarness;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -35,6 +36,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * answered ACCEPTED (what the API turns into a 202 and a Kafka record) must be on the new
  * master, and its slot number must never be minted again.
  */
+@RequiresHarness
 class ReplicaLagFailoverTest {
 
 	private static LettuceConnectionFactory factory;

@@ -1,6 +1,7 @@
 package io.couponevent.api.support;
 
 import io.couponevent.testsupport.Kafka;
+import io.couponevent.testsupport.RequiresHarness;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 
@@ -12,6 +13,7 @@ import org.springframework.core.env.Environment;
  * The API on a random port against the harness, with the issuance topic in place and a
  * client for it: what every HTTP contract test starts from.
  */
+@RequiresHarness
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 public abstract class ApiServerTest {
 

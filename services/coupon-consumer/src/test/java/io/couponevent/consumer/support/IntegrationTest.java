@@ -2,6 +2,8 @@ package io.couponevent.consumer.support;
 
 import java.util.UUID;
 
+import io.couponevent.testsupport.RequiresHarness;
+
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -10,6 +12,7 @@ import org.springframework.test.context.DynamicPropertySource;
  * The whole consumer against the real harness. Topics and groups are fresh per test JVM,
  * so a run never sees another run's records; subclasses share one application context.
  */
+@RequiresHarness
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 public abstract class IntegrationTest {
 

@@ -6,6 +6,7 @@ import java.util.Map;
 
 import io.couponevent.common.entry.EntryProperties;
 import io.couponevent.testsupport.Harness;
+import io.couponevent.testsupport.RequiresHarness;
 import io.couponevent.waitingroom.CouponApiStandIn;
 import org.junit.jupiter.api.Test;
 
@@ -20,6 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Issue 37, item 12: two room pods whose clocks disagree share one queue. The order is
  * the order of arrival at Redis, whatever either pod's clock says.
  */
+@RequiresHarness
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class PodClockTest {
 
