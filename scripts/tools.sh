@@ -21,6 +21,7 @@ COREDNS_VERSION=v1.15.0          # github.com/coredns/coredns, built with the pl
 KAFKA_VERSION=4.3.1              # Apache Kafka jars for the local harness (see local/kafka/pom.xml)
 K6_OPERATOR_VERSION=v1.6.0       # built from ../shared/src/k6-operator-<version>; its chart 4.6.0 is pinned in operators/versions.env
 METRICS_SERVER_VERSION=v0.8.0    # sigs.k8s.io/metrics-server from the Go module proxy
+TRAEFIK_VERSION=v3.6.12         # github.com/traefik/traefik/v3 from the Go module proxy (the rig's ingress controller)
 KUBE_ROUTER_VERSION=v2.9.0       # built from ../shared/src/kube-router-<version>: its network policy firewall only
 PROMETHEUS_OPERATOR_VERSION=v0.93.0  # the CRDs of the kube-prometheus-stack pinned in operators/versions.env
 SKAFFOLD_VERSION=v2.24.0         # built from ../shared/src/skaffold-<version> (its module is not on the proxy): skaffold.yaml's dev loop
@@ -261,6 +262,17 @@ tool_metrics_server() {
     "$(module_replaces "sigs.k8s.io/metrics-server@$METRICS_SERVER_VERSION")" \
     "-X $p.gitVersion=$METRICS_SERVER_VERSION -X $p.gitTreeState=clean"
 }
+# Traefik v3, the test node's ingress controller (Ingress and Gateway API), stamped as its
+# Makefile stamps it.
+tool_traefik() {
+  local p=github.com/traefik/traefik/v3/pkg/version
+  have traefik "$TRAEFIK_VERSION" && return 0
+  from_cache traefik "$TRAEFIK_VERSION" && return 0
+  go_build_wrapped traefik "$TRAEFIK_VERSION" github.com/traefik/traefik/v3/cmd/traefik \
+    "github.com/traefik/traefik/v3 $TRAEFIK_VERSION" \
+    "$(module_replaces "github.com/traefik/traefik/v3@$TRAEFIK_VERSION")" \
+    "-X $p.Version=$TRAEFIK_VERSION -X $p.Codename=coupon-event-node"
+}
 tool_apt() { apt_install "${APT_PACKAGES[@]}"; }
 tool_node_apt() { apt_install "${NODE_APT_PACKAGES[@]}"; }
 tool_browser() { apt_install "${BROWSER_APT_PACKAGES[@]}"; }
@@ -339,6 +351,7 @@ run_one() {
     coredns) with_lock coredns tool_coredns ;;
     k6-operator) with_lock k6-operator tool_k6_operator ;;
     metrics-server) with_lock metrics-server tool_metrics_server ;;
+    traefik) with_lock traefik tool_traefik ;;
     kube-router) with_lock kube-router tool_kube_router ;;
     skaffold) with_lock skaffold tool_skaffold ;;
     node-apt) with_lock apt tool_node_apt ;;
@@ -346,7 +359,7 @@ run_one() {
     lint) with_lock apt tool_lint ;;
     crds) with_lock crds tool_crds ;;
     node) run_one node-apt; for t in etcd kube-apiserver kubectl helm k6; do run_one "$t"; done; run_one node-go ;;
-    node-go) for t in kube-controller-manager kube-scheduler kubelet kube-proxy coredns keda k6-operator metrics-server kube-router; do run_one "$t"; done ;;
+    node-go) for t in kube-controller-manager kube-scheduler kubelet kube-proxy coredns keda k6-operator metrics-server kube-router traefik; do run_one "$t"; done ;;
     go) for t in helm helm-unittest k6 etcd kube-apiserver kubectl crds; do run_one "$t"; done ;;
     all) run_one apt; run_one lint; run_one browser; run_one promtool; run_one kafka; run_one go ;;
     *) echo "unknown tool: $1" >&2; exit 2 ;;

@@ -12,6 +12,9 @@
 #   - metrics-server, running, from its own release manifests (manifests/overlays/release of the
 #     pinned Go module), built here from the same module (scripts/tools.sh metrics-server): the
 #     resource metrics API the CPU-based HPAs read;
+#   - Traefik v3, running in namespace traefik (manifests/traefik.yaml), built here from its Go module
+#     (scripts/tools.sh traefik): the ingress controller of class `traefik` through which the test
+#     reaches the event at one host, as users reach it through an ALB on EKS;
 #   - the CRDs of the operators whose images cannot be had here (prometheus-operator, Strimzi), from
 #     scripts/tools.sh crds (prometheus-operator's pinned Go module, Strimzi's ../shared/crds): the
 #     event's ServiceMonitors, rules and Kafka objects are stored and validated against them, and
@@ -30,6 +33,7 @@ REGISTRY=$(sed -n 's/^NODE_IP=\([0-9.]*\).*/\1/p' "$HERE/node.sh"):5000   # the 
 KEDA_VERSION=$(sed -n 's/^KEDA_VERSION=\(v[0-9.]*\).*/\1/p' "$ROOT/scripts/tools.sh")
 METRICS_SERVER_VERSION=$(sed -n 's/^METRICS_SERVER_VERSION=\(v[0-9.]*\).*/\1/p' "$ROOT/scripts/tools.sh")
 K6_OPERATOR_VERSION=$(sed -n 's/^K6_OPERATOR_VERSION=\(v[0-9.]*\).*/\1/p' "$ROOT/scripts/tools.sh")
+TRAEFIK_VERSION=$(sed -n 's/^TRAEFIK_VERSION=\(v[0-9.]*\).*/\1/p' "$ROOT/scripts/tools.sh")
 TAG=${KEDA_VERSION#v}
 node() { "$HERE/node.sh" "$@"; }
 log() { printf '[%s platform] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
@@ -125,15 +129,30 @@ metrics_server() {
   log "metrics-server $METRICS_SERVER_VERSION running, resource metrics API available ($((SECONDS - t0)) s)"
 }
 
+# Traefik: a static binary (the upstream image is Alpine-based; it needs the CA bundle only for
+# ACME and remote plugins, which the test does not use), run as nonroot.
+traefik() {
+  local t0=$SECONDS
+  [ -x "$BIN/traefik" ] || { log "$BIN/traefik missing: run scripts/tools.sh traefik"; exit 1; }
+  python3 "$HERE/images.py" build --tag "$REGISTRY/traefik:$TRAEFIK_VERSION" --out "$IMAGES_DIR/traefik.tar" \
+    --entrypoint '["/traefik"]' --user 65532:65532 "$BIN/traefik=/traefik"
+  node push "$IMAGES_DIR/traefik.tar"
+  sed -e "s#@REGISTRY@#$REGISTRY#g" -e "s#@VERSION@#$TRAEFIK_VERSION#g" "$HERE/manifests/traefik.yaml" > "$DIR/traefik.yaml"
+  node exec "$BIN/kubectl" apply --server-side --force-conflicts -f "$DIR/traefik.yaml" >/dev/null
+  node exec "$BIN/kubectl" -n traefik rollout status deployment/traefik --timeout=600s >/dev/null
+  log "Traefik $TRAEFIK_VERSION running, ingress class traefik ($((SECONDS - t0)) s)"
+}
+
 install() {
   local t0=$SECONDS
+  mkdir -p "$IMAGES_DIR"
   crds
   metrics_server
+  traefik
   k6_operator
   for b in keda-operator keda-adapter; do
     [ -x "$BIN/$b" ] || { log "$BIN/$b missing: run scripts/tools.sh keda"; exit 1; }
   done
-  mkdir -p "$IMAGES_DIR"
   # The upstream images run as 65532 (distroless nonroot); the manifests require a non-root user.
   python3 "$HERE/images.py" build --tag "$REGISTRY/kedacore/keda:$TAG" --out "$IMAGES_DIR/keda.tar" \
     --entrypoint '["/keda"]' --user 65532:65532 "$BIN/keda-operator=/keda"

@@ -28,6 +28,7 @@ class Report:
             "helm_test": None,
             "issued_rows": None,
             "waiting_room": {},
+            "ingress": {},
             "keda": {},
             "testrun": {},
             "uninstall_leftovers": None,

@@ -44,6 +44,8 @@ K6_IMAGE = f"{REGISTRY}/grafana/k6:" + next(
     for line in (ROOT / "scripts/tools.sh").read_text().splitlines()
     if line.startswith("K6_VERSION=")
 )
+# Traefik's NodePort on the node's address (k8s/node/manifests/traefik.yaml): the event's one host.
+INGRESS = f"http://{HARNESS}:30080"
 # How long a step may take on a slow host before it counts as failed: patient, but bounded.
 SLOW = int(os.environ.get("CLUSTER_STEP_TIMEOUT", "900"))
 OUT = Path(os.environ.get("CLUSTER_OUT", ROOT / "build" / "cluster"))
@@ -381,9 +383,9 @@ def test_waiting_room_join_and_poll(report):
     report.event(f"issued coupon 1 with the entry token ({status}, {issue_ms} ms)")
 
 
-def _poll_until_admitted(entries: str, token: str, polls: list) -> dict:
+def _poll_until_admitted(entries: str, token: str, polls: list, headers: dict | None = None) -> dict:
     def admitted():
-        status, body, ms = _http("GET", f"{entries}/me", token)
+        status, body, ms = _http("GET", f"{entries}/me", token, headers)
         assert status == 200, body
         polls.append(ms)
         if body["state"] == "ADMITTED":
@@ -443,6 +445,64 @@ def test_waiting_room_gates_the_api_while_it_queues(report):
 
     wait_until("the gate open again", open_again, 60)
     figures["gate_off_s"] = round(report.event("gate open again: issuance without a token accepted") - t1, 1)
+
+
+def test_one_way_in_through_the_ingress_controller(report):
+    """The users' one host through a real ingress controller (Traefik, class traefik), as through an
+    ALB on EKS: the page, the room's API and the issuance API by the Host header; a user joins, is
+    admitted and issues; the API's admin paths are not routed."""
+    host = VALUES_DOC["ingress"]["host"]
+    ingress = kubectl_json("-n", NS, "get", "ingress", RELEASE)
+    assert ingress["spec"]["ingressClassName"] == "traefik", ingress["spec"]
+    by_host = {"Host": host}
+
+    def page():
+        req = urllib.request.Request(f"{INGRESS}/", headers={**by_host, "Accept": "text/html"})
+        try:
+            with urllib.request.urlopen(req, timeout=30) as resp:
+                return resp.status, resp.headers.get("Content-Type", ""), resp.read().decode()
+        except (urllib.error.URLError, OSError):
+            return None
+
+    served = wait_until("the page served through Traefik", lambda: (p := page()) and p[0] == 200 and p, 180, every=2)
+    status, content_type, html = served
+    assert content_type.startswith("text/html") and "<html" in html.lower(), (content_type, html[:200])
+    figures = report.figures.setdefault("ingress", {})
+    image = kubectl_json("-n", "traefik", "get", "deployment", "traefik")["spec"]["template"]["spec"]["containers"][0][
+        "image"
+    ]
+    figures.update(controller=image.rsplit("/", 1)[-1], host=host, page=status)
+    report.event(f"ingress: the page answers {status} through Traefik at {host}")
+
+    user = f"front-{RUN}"
+    token = tokens.token(user, _jwt_secret_value(), ttl=600)
+    entries = f"{INGRESS}/api/v1/waiting-room/coupons/1/entries"
+    status, joined, _ = _http("POST", entries, token, by_host)
+    assert status == 200 and joined["state"] in ("QUEUED", "ADMITTED"), (status, joined)
+    polls: list = []
+    admitted = _poll_until_admitted(entries, token, polls, by_host)
+    status, issued, _ = _http(
+        "POST",
+        f"{INGRESS}/api/v1/coupons/1/issuances",
+        token,
+        {**by_host, "Coupon-Entry-Token": admitted["entryToken"]},
+    )
+    assert status == 202, issued
+    wait_until("the front-door user's row in MySQL", lambda: rows(1, user) == 1, 120)
+    figures.update(join=200, polls=len(polls), issued=status, row=1)
+    report.event(f"ingress: joined, admitted after {len(polls)} poll(s), issued ({status}), row in MySQL")
+
+    admin = tokens.token(f"front-admin-{RUN}", _jwt_secret_value(), admin=True, ttl=600)
+    req = urllib.request.Request(
+        f"{INGRESS}/api/v1/admin/coupons/1", headers={**by_host, "Authorization": f"Bearer {admin}"}
+    )
+    try:
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            status, body = resp.status, resp.read()[:300]
+    except urllib.error.HTTPError as e:
+        status, body = e.code, e.read()[:300]
+    figures["api_admin_routed"] = status < 400
+    assert status >= 400, f"the API's admin path answered through the ingress: {status} {body!r}"
 
 
 def test_api_hpa_reads_cpu(report):
