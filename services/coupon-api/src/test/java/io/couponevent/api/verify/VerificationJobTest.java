@@ -9,6 +9,7 @@ import io.couponevent.api.CouponApiApplication;
 import io.couponevent.api.coupon.CouponRepository;
 import io.couponevent.api.issuance.Decision;
 import io.couponevent.api.issuance.ReservationStore;
+import io.couponevent.api.window.DeclaredWindow;
 import io.couponevent.testsupport.Harness;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -89,8 +90,8 @@ class VerificationJobTest {
 	void passesWhenEveryReservationHasItsRowAndFailsWithExitCode3OnOneWithout() {
 		long coupon = Harness.uniqueCouponId();
 		Instant now = Instant.now();
-		var saved = new CouponRepository(jdbc).upsert(coupon, "verify test", 3, now.minusSeconds(60),
-				now.plusSeconds(600), (lowered) -> {
+		var saved = new CouponRepository(jdbc).upsert(coupon, "verify test", 3,
+				new DeclaredWindow(now.minusSeconds(60), now.plusSeconds(600).toString()), (lowered) -> {
 				});
 		assertThat(store.upsertMeta(saved.coupon(), true)).isEqualTo(ReservationStore.MetaResult.CREATED);
 		issue(coupon, "verify-a", true);
