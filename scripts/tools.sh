@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the pinned tools the project needs into .tools/ (git-ignored, cached between runs).
 # Idempotent: a tool whose pinned version is already present is skipped. Safe to run in parallel
-# (one flock per tool). Usage: scripts/tools.sh [all|go|node|node-go|apt|kafka|helm|helm-unittest|k6|etcd|kube-apiserver|kubectl|promtool|browser|k6-operator|metrics-server|kube-router]...
+# (one flock per tool). Usage: scripts/tools.sh [all|go|node|node-go|apt|kafka|helm|helm-unittest|k6|etcd|kube-apiserver|kubectl|promtool|browser|k6-operator|metrics-server|kube-router|local-path-provisioner|strimzi]...
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SHARED="${SHARED_DIR:-$ROOT/../shared}"
@@ -22,6 +22,8 @@ KAFKA_VERSION=4.3.1              # Apache Kafka jars for the local harness (see 
 K6_OPERATOR_VERSION=v1.6.0       # built from ../shared/src/k6-operator-<version>; its chart 4.6.0 is pinned in operators/versions.env
 METRICS_SERVER_VERSION=v0.8.0    # sigs.k8s.io/metrics-server from the Go module proxy
 KUBE_ROUTER_VERSION=v2.9.0       # built from ../shared/src/kube-router-<version>: its network policy firewall only
+LOCAL_PATH_PROVISIONER_VERSION=v0.0.30  # github.com/rancher/local-path-provisioner: node-local volumes for the Kafka claims
+STRIMZI_VERSION=1.2.0            # built from ../shared/src/strimzi-<version> (Maven, JDK 25): the operators and Kafka agents
 # Debian bookworm packages (apt pins are "name=version")
 APT_PACKAGES=(
   "redis-server=5:7.0.15-1~deb12u10" "redis-tools=5:7.0.15-1~deb12u10"
@@ -40,6 +42,8 @@ NODE_APT_PACKAGES=(
   "docker-registry=2.8.2+ds1-1"
   # kube-router's firewall keeps the NetworkPolicies' peers in ipsets
   "ipset=7.17-1"
+  # the init process of Strimzi's images (its base image's tini; k8s/node/platform.sh)
+  "tini=0.19.0-1+b3"
 )
 
 log() { printf '[tools] %s\n' "$*" >&2; }
@@ -197,6 +201,64 @@ tool_kube_router() {
   src_build kube-router "$KUBE_ROUTER_VERSION" "$SHARED/src/kube-router-$KUBE_ROUTER_VERSION" ./cmd/kube-router \
     "-X github.com/cloudnativelabs/kube-router/v2/pkg/version.Version=$KUBE_ROUTER_VERSION"
 }
+# Strimzi's cluster, topic and user operators, its Kafka init and the kafka-agent and tracing-agent jars,
+# built from ../shared/src/strimzi-<version> as its VERSION file says (Maven Central only), and the
+# libraries Strimzi's Kafka image adds to Kafka's: its third-party list for the Kafka version
+# (docker-images/artifacts/kafka-thirdparty-libs; the Kubernetes config provider the brokers' config
+# names, the tracing libraries; less OAuth, Cruise Control's reporter, the metrics reporter and the
+# quotas plugin, which Maven Central does not serve here) and the kafka-agent's provided libraries
+# (Jetty, which Kafka's own distribution brings with Connect). The result is a directory in the cache:
+#   operator/{bin,lib}          the four -dist.zip files unzipped, as the operator image's Makefile does
+#   kafka-libs/{strimzi,thirdparty,agent-provided}   what the Kafka image adds to Kafka's libs/
+# linked as .tools/strimzi-<version>.
+STRIMZI_UNSERVED_LIBS=(io.strimzi:kafka-oauth-common io.strimzi:kafka-oauth-server io.strimzi:kafka-oauth-server-plain
+  io.strimzi:kafka-oauth-client io.strimzi:kafka-oauth-keycloak-authorizer
+  com.linkedin.cruisecontrol:cruise-control-metrics-reporter io.strimzi:server-metrics-reporter io.strimzi:kafka-quotas-plugin)
+tool_strimzi() {
+  local src="$SHARED/src/strimzi-$STRIMZI_VERSION" out="$CACHE/strimzi-$STRIMZI_VERSION"
+  local link="$TOOLS/strimzi-$STRIMZI_VERSION"
+  if [ -f "$out/.complete" ]; then ln -sfn "$out" "$link"; return 0; fi
+  [ -f "$src/pom.xml" ] || { log "$src missing (SHARED_DIR)"; return 1; }
+  log "building Strimzi $STRIMZI_VERSION from $src (first time takes 5+ minutes; cached afterwards)"
+  local t0=$SECONDS dir="$CACHE/build/strimzi-$STRIMZI_VERSION" m
+  local jdk=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64} mvn=(mvn)
+  command -v mvn >/dev/null || mvn=("$ROOT/services/mvnw")
+  # the CRD generator runs `java` from the PATH; javac 23+ runs class-path annotation processors only
+  # when asked (-proc:full); lombok 1.18.32 fails on JDK 25; fabric8 7.8.0's openshift client needs
+  # packages Maven Central does not serve (7.7.0 resolves)
+  local flags=(-B -q -Dmaven.test.skip=true -Dmaven.compiler.fork=true -Dlombok.version=1.18.42
+    -Dfabric8.openshift-client.version=7.7.0 -Dfabric8.kubernetes-client.version=7.7.0
+    -Dfabric8.kubernetes-model.version=7.7.0 -Dfabric8.zjsonpatch.version=7.7.0
+    -Dmaven.javadoc.skip=true -Dspotbugs.skip=true -Djacoco.skip=true)
+  rm -rf "$dir"; mkdir -p "$dir"; cp -r "$src/." "$dir"; chmod -R u+w "$dir"
+  # test-scoped dependencies are skipped with the tests, and two of them are not on Maven Central
+  python3 "$ROOT/scripts/strimzi-pom.py" notest "$dir" cluster-operator topic-operator user-operator
+  python3 "$ROOT/scripts/strimzi-pom.py" nodoc "$dir"
+  python3 "$ROOT/scripts/strimzi-pom.py" only-central "$dir/docker-images/artifacts/kafka-thirdparty-libs/4.3.x/pom.xml" \
+    "${STRIMZI_UNSERVED_LIBS[@]}"
+  (cd "$dir" && export JAVA_HOME=$jdk PATH="$jdk/bin:$PATH" JDK_JAVAC_OPTIONS=-proc:full \
+    && "${mvn[@]}" "${flags[@]}" clean package -pl cluster-operator,topic-operator,user-operator,kafka-init,kafka-agent,tracing-agent -am \
+    && "${mvn[@]}" "${flags[@]}" dependency:copy-dependencies -pl kafka-agent -DincludeScope=provided \
+         -DoutputDirectory="$dir/agent-provided" \
+    && "${mvn[@]}" -B -q -f docker-images/artifacts/kafka-thirdparty-libs/4.3.x/pom.xml dependency:copy-dependencies \
+         -DoutputDirectory="$dir/thirdparty")
+  rm -rf "$out.tmp"; mkdir -p "$out.tmp/operator" "$out.tmp/kafka-libs/strimzi"
+  for m in topic-operator user-operator kafka-init cluster-operator; do
+    unzip -qo "$dir/docker-images/artifacts/binaries/$m-$STRIMZI_VERSION-dist.zip" -d "$out.tmp/operator"
+  done
+  cp "$dir/kafka-agent/target/kafka-agent-$STRIMZI_VERSION.jar" \
+     "$dir/tracing-agent/target/tracing-agent-$STRIMZI_VERSION.jar" "$out.tmp/kafka-libs/strimzi/"
+  mv "$dir/thirdparty" "$dir/agent-provided" "$out.tmp/kafka-libs/"
+  touch "$out.tmp/.complete"
+  rm -rf "$out"; mv "$out.tmp" "$out"; rm -rf "$dir"
+  ln -sfn "$out" "$link"
+  log "built Strimzi $STRIMZI_VERSION in $((SECONDS - t0)) s"
+}
+tool_local_path_provisioner() {
+  go_build_wrapped local-path-provisioner "$LOCAL_PATH_PROVISIONER_VERSION" github.com/rancher/local-path-provisioner \
+    "github.com/rancher/local-path-provisioner $LOCAL_PATH_PROVISIONER_VERSION" \
+    "$(module_replaces "github.com/rancher/local-path-provisioner@$LOCAL_PATH_PROVISIONER_VERSION")"
+}
 tool_metrics_server() {
   local p=k8s.io/client-go/pkg/version   # what metrics-server's Makefile stamps
   have metrics-server "$METRICS_SERVER_VERSION" && return 0
@@ -267,10 +329,12 @@ run_one() {
     k6-operator) with_lock k6-operator tool_k6_operator ;;
     metrics-server) with_lock metrics-server tool_metrics_server ;;
     kube-router) with_lock kube-router tool_kube_router ;;
+    strimzi) with_lock strimzi tool_strimzi ;;
+    local-path-provisioner) with_lock local-path-provisioner tool_local_path_provisioner ;;
     node-apt) with_lock apt tool_node_apt ;;
     browser) with_lock apt tool_browser ;;
-    node) run_one node-apt; for t in etcd kube-apiserver kubectl helm k6; do run_one "$t"; done; run_one node-go ;;
-    node-go) for t in kube-controller-manager kube-scheduler kubelet kube-proxy coredns keda k6-operator metrics-server kube-router; do run_one "$t"; done ;;
+    node) run_one node-apt; for t in etcd kube-apiserver kubectl helm k6; do run_one "$t"; done; run_one node-go; run_one strimzi ;;
+    node-go) for t in kube-controller-manager kube-scheduler kubelet kube-proxy coredns keda k6-operator metrics-server kube-router local-path-provisioner; do run_one "$t"; done ;;
     go) for t in helm helm-unittest k6 etcd kube-apiserver kubectl; do run_one "$t"; done ;;
     all) run_one apt; run_one browser; run_one promtool; run_one kafka; run_one go ;;
     *) echo "unknown tool: $1" >&2; exit 2 ;;
