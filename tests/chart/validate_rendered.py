@@ -44,7 +44,7 @@ Loader.add_constructor("tag:yaml.org,2002:value", lambda loader, node: loader.co
 def load_crds(root):
     crds = {}
     # Only the CRDs of kinds the chart renders (the others are large and slow to parse).
-    wanted = ("kafka.yaml", "kafkanodepool.yaml", "kafkatopic.yaml", "scaledobjects.yaml",
+    wanted = ("kafka.yaml", "kafkanodepool.yaml", "kafkatopic.yaml", "kafkauser.yaml", "scaledobjects.yaml",
               "_triggerauthentications.yaml", "testruns.yaml", "servicemonitors.yaml", "podmonitors.yaml",
               "prometheusrules.yaml")
     for path in glob.glob(f"{root}/**/*.yaml", recursive=True):
