@@ -236,7 +236,20 @@ tool_strimzi() {
   python3 "$ROOT/scripts/strimzi-pom.py" nodoc "$dir"
   python3 "$ROOT/scripts/strimzi-pom.py" only-central "$dir/docker-images/artifacts/kafka-thirdparty-libs/4.3.x/pom.xml" \
     "${STRIMZI_UNSERVED_LIBS[@]}"
+  # The cluster operator reads a model of each supported Kafka version's broker configuration from
+  # its resources ("Configuration model /kafka-<version>-config-model.json was not found" without
+  # it): config-model-generator writes them, run per version in a Maven of its own as its
+  # build-config-models.sh does, which resolves config-model from the local repository.
+  local versions
+  versions=$(python3 -c 'import sys, yaml
+for v in yaml.safe_load(open(sys.argv[1])):
+    if v.get("supported"): print(v["version"], v.get("maven-version") or v["version"])' "$dir/kafka-versions.yaml")
   (cd "$dir" && export JAVA_HOME=$jdk PATH="$jdk/bin:$PATH" JDK_JAVAC_OPTIONS=-proc:full \
+    && "${mvn[@]}" "${flags[@]}" -Dmdep.analyze.skip=true install -pl config-model -am \
+    && while read -r v mv; do
+         (cd config-model-generator && "${mvn[@]}" "${flags[@]}" -Dmdep.analyze.skip=true verify exec:java -Pgenerate-model \
+           -Dkafka-metadata-version="$mv" -Dconfig-model-file="../cluster-operator/src/main/resources/kafka-$v-config-model.json")
+       done <<< "$versions" \
     && "${mvn[@]}" "${flags[@]}" clean package -pl cluster-operator,topic-operator,user-operator,kafka-init,kafka-agent,tracing-agent -am \
     && "${mvn[@]}" "${flags[@]}" dependency:copy-dependencies -pl kafka-agent -DincludeScope=provided \
          -DoutputDirectory="$dir/agent-provided" \
