@@ -27,9 +27,13 @@ class Report:
             "helm_test": None,
             "issued_rows": None,
             "waiting_room": {},
+            "strimzi": {"operator_ready_s": None, "kafka_ready_s": None, "topics_ready": None},
+            "kafka_auth": {"unauthenticated_produce_refused": None},
             "keda": {},
             "testrun": {},
+            "faults": {},
             "uninstall_leftovers": None,
+            "reinstall": None,
         }
         self.events: list[tuple[float, str]] = []
 
