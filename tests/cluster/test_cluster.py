@@ -859,7 +859,8 @@ def test_faults_broker_then_operator_under_load(report):
     coupon, prefix = 4, f"fault-{RUN}-"
     faults = report.figures["faults"]
     k6_job("faults", script="arrival-rate.js",
-           env=k6_env(coupon, STAGES="10:180s", MAX_VUS=150, USER_PREFIX=prefix))
+           # A 503 (shed while the brokers move leaders) is retried, as the API asks clients to.
+           env=k6_env(coupon, STAGES="10:180s", MAX_VUS=150, SHED_RETRIES=5, USER_PREFIX=prefix))
     wait_until("load flowing (rows of coupon 4)", lambda: rows(coupon, f"{prefix}%") > 0, 180, 2)
     t0 = report.event("faults: load on coupon 4 flowing")
     first, second = f"{KAFKA}-dual-role-1", f"{KAFKA}-dual-role-2"
