@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Local infrastructure harness: Redis Cluster (6 nodes), 3-node KRaft Kafka, MariaDB, all on
 # HARNESS_HOST (127.0.0.1) at the contract ports + PORT_OFFSET, state under RUN_DIR (default .run/infra).
+# HARNESS_KAFKA=0: `up` starts Redis and MariaDB only (the test cluster runs its own Kafka).
 # See local/README.md. Usage: local/infra.sh COMMAND
 #   up | down | status | env | timeouts | reset | redis-flush
 #   kafka-stop [N..] | kafka-start [N..] | kafka-kill N
@@ -55,15 +56,18 @@ cmd_timeouts() {
 
 cmd_up() {
   local t0 t; t0=$(now_ms)
+  local kafka=${HARNESS_KAFKA:-1}
   "$ROOT/scripts/tools.sh" apt kafka
   log "starting in $RUN_DIR (PORT_OFFSET=$PORT_OFFSET)"
   # Kafka's JVMs are the slowest to come up: start them first and do the rest meanwhile.
-  t=$(now_ms); kafka_launch
+  t=$(now_ms); [ "$kafka" = 0 ] || kafka_launch
   mariadb_up; log "mariadb ready on $MARIADB_PORT ($(elapsed "$t"))"
   redis_up; log "redis cluster ok on ${REDIS_PORTS[0]}-${REDIS_PORTS[5]} ($(elapsed "$t"))"
-  kafka_wait_started; log "kafka nodes started ($(elapsed "$t"))"
-  kafka_create_topics
-  kafka_wait_healthy; log "kafka topics $KAFKA_TOPIC ($KAFKA_TOPIC_PARTITIONS) and $KAFKA_DLT ($KAFKA_DLT_PARTITIONS) ready ($(elapsed "$t"))"
+  if [ "$kafka" != 0 ]; then
+    kafka_wait_started; log "kafka nodes started ($(elapsed "$t"))"
+    kafka_create_topics
+    kafka_wait_healthy; log "kafka topics $KAFKA_TOPIC ($KAFKA_TOPIC_PARTITIONS) and $KAFKA_DLT ($KAFKA_DLT_PARTITIONS) ready ($(elapsed "$t"))"
+  fi
   log "infra up in $(elapsed "$t0"); eval \"\$(local/infra.sh env)\" for the variables"
 }
 

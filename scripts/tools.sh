@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the pinned tools the project needs into .tools/ (git-ignored, cached between runs).
 # Idempotent: a tool whose pinned version is already present is skipped. Safe to run in parallel
-# (one flock per tool). Usage: scripts/tools.sh [all|go|node|node-go|apt|lint|crds|kafka|helm|helm-unittest|k6|etcd|kube-apiserver|kubectl|promtool|browser|k6-operator|metrics-server|kube-router|skaffold]...
+# (one flock per tool). Usage: scripts/tools.sh [all|go|node|node-go|apt|lint|crds|kafka|helm|helm-unittest|k6|etcd|kube-apiserver|kubectl|promtool|browser|k6-operator|metrics-server|kube-router|skaffold|traefik|local-path-provisioner|strimzi]...
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 SHARED="${SHARED_DIR:-$ROOT/../shared}"
@@ -25,6 +25,8 @@ TRAEFIK_VERSION=v3.6.12         # github.com/traefik/traefik/v3 from the Go modu
 KUBE_ROUTER_VERSION=v2.9.0       # built from ../shared/src/kube-router-<version>: its network policy firewall only
 PROMETHEUS_OPERATOR_VERSION=v0.93.0  # the CRDs of the kube-prometheus-stack pinned in operators/versions.env
 SKAFFOLD_VERSION=v2.24.0         # built from ../shared/src/skaffold-<version> (its module is not on the proxy): skaffold.yaml's dev loop
+LOCAL_PATH_PROVISIONER_VERSION=v0.0.30  # github.com/rancher/local-path-provisioner: node-local volumes for the Kafka claims
+STRIMZI_VERSION=1.2.0            # built from ../shared/src/strimzi-<version> (Maven, JDK 25): the operators and Kafka agents
 # Debian bookworm packages (apt pins are "name=version")
 APT_PACKAGES=(
   "redis-server=5:7.0.15-1~deb12u10" "redis-tools=5:7.0.15-1~deb12u10"
@@ -43,6 +45,8 @@ NODE_APT_PACKAGES=(
   "docker-registry=2.8.2+ds1-1"
   # kube-router's firewall keeps the NetworkPolicies' peers in ipsets
   "ipset=7.17-1"
+  # the init process of Strimzi's images (its base image's tini; k8s/node/platform.sh)
+  "tini=0.19.0-1+b3"
 )
 
 # The linters `make lint` runs: ShellCheck from Debian (the version scripts/lint.sh checks), the
@@ -253,6 +257,77 @@ tool_skaffold() {
   src_build skaffold "$SKAFFOLD_VERSION" "$src" ./cmd/skaffold \
     "-X $p.version=$SKAFFOLD_VERSION -X $p.gitCommit=$(sed -n 's/^commit: //p' "$src/VERSION" 2>/dev/null)"
 }
+# Strimzi's cluster, topic and user operators, its Kafka init and the kafka-agent and tracing-agent jars,
+# built from ../shared/src/strimzi-<version> as its VERSION file says (Maven Central only), and the
+# libraries Strimzi's Kafka image adds to Kafka's: its third-party list for the Kafka version
+# (docker-images/artifacts/kafka-thirdparty-libs; the Kubernetes config provider the brokers' config
+# names, the tracing libraries; less OAuth, Cruise Control's reporter, the metrics reporter and the
+# quotas plugin, which Maven Central does not serve here) and the kafka-agent's provided libraries
+# (Jetty, which Kafka's own distribution brings with Connect). The result is a directory in the cache:
+#   operator/{bin,lib}          the four -dist.zip files unzipped, as the operator image's Makefile does
+#   kafka-libs/{strimzi,thirdparty,agent-provided}   what the Kafka image adds to Kafka's libs/
+# linked as .tools/strimzi-<version>.
+STRIMZI_UNSERVED_LIBS=(io.strimzi:kafka-oauth-common io.strimzi:kafka-oauth-server io.strimzi:kafka-oauth-server-plain
+  io.strimzi:kafka-oauth-client io.strimzi:kafka-oauth-keycloak-authorizer
+  com.linkedin.cruisecontrol:cruise-control-metrics-reporter io.strimzi:server-metrics-reporter io.strimzi:kafka-quotas-plugin)
+tool_strimzi() {
+  local src="$SHARED/src/strimzi-$STRIMZI_VERSION" out="$CACHE/strimzi-$STRIMZI_VERSION"
+  local link="$TOOLS/strimzi-$STRIMZI_VERSION"
+  if [ -f "$out/.complete" ]; then ln -sfn "$out" "$link"; return 0; fi
+  [ -f "$src/pom.xml" ] || { log "$src missing (SHARED_DIR)"; return 1; }
+  log "building Strimzi $STRIMZI_VERSION from $src (first time takes 5+ minutes; cached afterwards)"
+  local t0=$SECONDS dir="$CACHE/build/strimzi-$STRIMZI_VERSION" m
+  local jdk=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64} mvn=(mvn)
+  command -v mvn >/dev/null || mvn=("$ROOT/services/mvnw")
+  # the CRD generator runs `java` from the PATH; javac 23+ runs class-path annotation processors only
+  # when asked (-proc:full); lombok 1.18.32 fails on JDK 25; fabric8 7.8.0's openshift client needs
+  # packages Maven Central does not serve (7.7.0 resolves)
+  local flags=(-B -q -Dmaven.test.skip=true -Dmaven.compiler.fork=true -Dlombok.version=1.18.42
+    -Dfabric8.openshift-client.version=7.7.0 -Dfabric8.kubernetes-client.version=7.7.0
+    -Dfabric8.kubernetes-model.version=7.7.0 -Dfabric8.zjsonpatch.version=7.7.0
+    -Dmaven.javadoc.skip=true -Dspotbugs.skip=true -Djacoco.skip=true)
+  rm -rf "$dir"; mkdir -p "$dir"; cp -r "$src/." "$dir"; chmod -R u+w "$dir"
+  # test-scoped dependencies are skipped with the tests, and two of them are not on Maven Central
+  python3 "$ROOT/scripts/strimzi-pom.py" notest "$dir" cluster-operator topic-operator user-operator
+  python3 "$ROOT/scripts/strimzi-pom.py" nodoc "$dir"
+  python3 "$ROOT/scripts/strimzi-pom.py" only-central "$dir/docker-images/artifacts/kafka-thirdparty-libs/4.3.x/pom.xml" \
+    "${STRIMZI_UNSERVED_LIBS[@]}"
+  # The cluster operator reads a model of each supported Kafka version's broker configuration from
+  # its resources ("Configuration model /kafka-<version>-config-model.json was not found" without
+  # it): config-model-generator writes them, run per version in a Maven of its own as its
+  # build-config-models.sh does, which resolves config-model from the local repository.
+  local versions
+  versions=$(python3 -c 'import sys, yaml
+for v in yaml.safe_load(open(sys.argv[1])):
+    if v.get("supported"): print(v["version"], v.get("maven-version") or v["version"])' "$dir/kafka-versions.yaml")
+  (cd "$dir" && export JAVA_HOME=$jdk PATH="$jdk/bin:$PATH" JDK_JAVAC_OPTIONS=-proc:full \
+    && "${mvn[@]}" "${flags[@]}" -Dmdep.analyze.skip=true install -pl config-model -am \
+    && while read -r v mv; do
+         (cd config-model-generator && "${mvn[@]}" "${flags[@]}" -Dmdep.analyze.skip=true verify exec:java -Pgenerate-model \
+           -Dkafka-metadata-version="$mv" -Dconfig-model-file="../cluster-operator/src/main/resources/kafka-$v-config-model.json")
+       done <<< "$versions" \
+    && "${mvn[@]}" "${flags[@]}" clean package -pl cluster-operator,topic-operator,user-operator,kafka-init,kafka-agent,tracing-agent -am \
+    && "${mvn[@]}" "${flags[@]}" dependency:copy-dependencies -pl kafka-agent -DincludeScope=provided \
+         -DoutputDirectory="$dir/agent-provided" \
+    && "${mvn[@]}" -B -q -f docker-images/artifacts/kafka-thirdparty-libs/4.3.x/pom.xml dependency:copy-dependencies \
+         -DoutputDirectory="$dir/thirdparty")
+  rm -rf "$out.tmp"; mkdir -p "$out.tmp/operator" "$out.tmp/kafka-libs/strimzi"
+  for m in topic-operator user-operator kafka-init cluster-operator; do
+    unzip -qo "$dir/docker-images/artifacts/binaries/$m-$STRIMZI_VERSION-dist.zip" -d "$out.tmp/operator"
+  done
+  cp "$dir/kafka-agent/target/kafka-agent-$STRIMZI_VERSION.jar" \
+     "$dir/tracing-agent/target/tracing-agent-$STRIMZI_VERSION.jar" "$out.tmp/kafka-libs/strimzi/"
+  mv "$dir/thirdparty" "$dir/agent-provided" "$out.tmp/kafka-libs/"
+  touch "$out.tmp/.complete"
+  rm -rf "$out"; mv "$out.tmp" "$out"; rm -rf "$dir"
+  ln -sfn "$out" "$link"
+  log "built Strimzi $STRIMZI_VERSION in $((SECONDS - t0)) s"
+}
+tool_local_path_provisioner() {
+  go_build_wrapped local-path-provisioner "$LOCAL_PATH_PROVISIONER_VERSION" github.com/rancher/local-path-provisioner \
+    "github.com/rancher/local-path-provisioner $LOCAL_PATH_PROVISIONER_VERSION" \
+    "$(module_replaces "github.com/rancher/local-path-provisioner@$LOCAL_PATH_PROVISIONER_VERSION")"
+}
 tool_metrics_server() {
   local p=k8s.io/client-go/pkg/version   # what metrics-server's Makefile stamps
   have metrics-server "$METRICS_SERVER_VERSION" && return 0
@@ -354,12 +429,14 @@ run_one() {
     traefik) with_lock traefik tool_traefik ;;
     kube-router) with_lock kube-router tool_kube_router ;;
     skaffold) with_lock skaffold tool_skaffold ;;
+    strimzi) with_lock strimzi tool_strimzi ;;
+    local-path-provisioner) with_lock local-path-provisioner tool_local_path_provisioner ;;
     node-apt) with_lock apt tool_node_apt ;;
     browser) with_lock apt tool_browser ;;
     lint) with_lock apt tool_lint ;;
     crds) with_lock crds tool_crds ;;
-    node) run_one node-apt; for t in etcd kube-apiserver kubectl helm k6; do run_one "$t"; done; run_one node-go ;;
-    node-go) for t in kube-controller-manager kube-scheduler kubelet kube-proxy coredns keda k6-operator metrics-server kube-router traefik; do run_one "$t"; done ;;
+    node) run_one node-apt; for t in etcd kube-apiserver kubectl helm k6; do run_one "$t"; done; run_one node-go; run_one strimzi ;;
+    node-go) for t in kube-controller-manager kube-scheduler kubelet kube-proxy coredns keda k6-operator metrics-server kube-router traefik local-path-provisioner; do run_one "$t"; done ;;
     go) for t in helm helm-unittest k6 etcd kube-apiserver kubectl crds; do run_one "$t"; done ;;
     all) run_one apt; run_one lint; run_one browser; run_one promtool; run_one kafka; run_one go ;;
     *) echo "unknown tool: $1" >&2; exit 2 ;;

@@ -26,7 +26,8 @@ coupon-waiting-room:
 {{/* One object of one component: (dict "root" $ "name" "coupon-api" "object" "deployment"), where
      object is a helper of templates/lib/_workload.tpl (deployment, hpa, podDisruptionBudget, service,
      serviceAccount). Nothing when the component is disabled. The helpers see a context whose
-     .Values are the component's values plus `global`, and whose env template is
+     .Values are the component's values plus `global` (and `kafkaUser`, its KafkaUser when the
+     release's own Kafka authenticates), and whose env template is
      "<name>.env" (templates/<component>/_env.tpl) rendered in that context. */}}
 {{- define "coupon-event.component" -}}
 {{- $root := .root -}}
@@ -34,6 +35,10 @@ coupon-waiting-room:
 {{- $values := index $root.Values $spec.valuesKey -}}
 {{- if $values.enabled -}}
 {{- $ctxValues := merge (dict "global" $root.Values.global "commonLabels" $root.Values.commonLabels) $values -}}
+{{- if and (ne $spec.kafka false) (include "coupon-event.strimziAuth" $root) -}}
+{{- /* The release's own Kafka authenticates: the component's KafkaUser (templates/kafka-users.yaml). */ -}}
+{{- $_ := set $ctxValues "kafkaUser" (include "coupon-event.kafkaUserName" (dict "root" $root "client" $spec.component)) -}}
+{{- end -}}
 {{- $ctx := dict "Values" $ctxValues "Release" $root.Release "Chart" $root.Chart "Capabilities" $root.Capabilities "Template" $root.Template -}}
 {{- $args := merge (dict "context" $ctx "name" .name "chart" $root.Chart.Name) (omit $spec "valuesKey" "page") -}}
 {{- if and $spec.page $values.page -}}

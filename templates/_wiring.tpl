@@ -14,14 +14,26 @@
 {{- end -}}
 {{- end -}}
 
-{{/* KEDA needs a TriggerAuthentication for the external Kafka: SASL credentials or a private CA. */}}
+{{/* KEDA needs a TriggerAuthentication for the external Kafka (SASL credentials or a private CA)
+     and for the release's own Kafka with authentication (its KafkaUser's password). */}}
 {{- define "coupon-event.kafkaTriggerAuth" -}}
 {{- $ek := .Values.global.externalKafka -}}
-{{- if or $ek.sasl.mechanism (and $ek.tls.enabled $ek.tls.caSecret) -}}true{{- end -}}
+{{- if or $ek.sasl.mechanism (and $ek.tls.enabled $ek.tls.caSecret) (include "coupon-event.strimziAuth" .) -}}true{{- end -}}
 {{- end -}}
 
 {{- define "coupon-event.strimziEnabled" -}}
 {{- if not .Values.kafka.external.bootstrapServers -}}true{{- end -}}
+{{- end -}}
+
+{{/* The release's own Kafka authenticates its clients (SCRAM-SHA-512, KafkaUsers with ACLs). */}}
+{{- define "coupon-event.strimziAuth" -}}
+{{- if and (include "coupon-event.strimziEnabled" .) .Values.kafka.strimzi.authentication.enabled -}}true{{- end -}}
+{{- end -}}
+
+{{/* A client's KafkaUser, which is also its SCRAM user name and the name of the Secret the user
+     operator writes its password and sasl.jaas.config to: (dict "root" $ "client" "api"). */}}
+{{- define "coupon-event.kafkaUserName" -}}
+{{- printf "%s-kafka-%s" (include "coupon-lib.prefix" .root) .client -}}
 {{- end -}}
 
 {{/* Listener threads at full scale: one partition each, so no thread idles and every added pod

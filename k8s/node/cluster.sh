@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The single-node cluster with everything an event needs, in one place for `make cluster-up`,
 # `make cluster-down` and tests/cluster/run.sh: the pinned tools, the node (node.sh), the platform
-# (platform.sh), the local harness on the node's address as the event's external data stores, and
-# the event's images (event-images.sh).
+# (platform.sh, Strimzi's operator included), the local harness's Redis Cluster and MariaDB on the
+# node's address as the event's external data stores (its Kafka is the chart's own, run by Strimzi),
+# and the event's images (event-images.sh).
 #
 #   k8s/node/cluster.sh up      start all of it (idempotent); prints the time of each part
 #   k8s/node/cluster.sh down    stop all of it and remove its state, the harness's data included
@@ -20,7 +21,7 @@ up() {
   "$ROOT/scripts/tools.sh" node apt kafka; log "tools ready ($((SECONDS - t)) s)"
   t=$SECONDS; "$NODE" up; log "node up ($((SECONDS - t)) s)"
   t=$SECONDS; "$ROOT/k8s/node/platform.sh" install; log "platform installed ($((SECONDS - t)) s)"
-  t=$SECONDS; "$NODE" exec "$ROOT/local/infra.sh" up; log "harness up on $HARNESS_HOST ($((SECONDS - t)) s)"
+  t=$SECONDS; HARNESS_KAFKA=0 "$NODE" exec "$ROOT/local/infra.sh" up; log "harness (Redis, MariaDB) up on $HARNESS_HOST ($((SECONDS - t)) s)"
   t=$SECONDS; "$ROOT/k8s/node/event-images.sh" all; log "images built and pushed ($((SECONDS - t)) s)"
 }
 

@@ -12,6 +12,7 @@
 # tests/cluster/values.yaml, so the chart's own image names are used unchanged below that prefix.
 #
 #   k8s/node/event-images.sh [build|push|all]   (default all)
+#   k8s/node/event-images.sh java-base         only the Java base (Strimzi's images use its runtime)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 HERE="$ROOT/k8s/node"
@@ -86,5 +87,6 @@ case "${1:-all}" in
   build) build ;;
   push) push ;;
   all) build; push ;;
-  *) sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  java-base) mkdir -p "$OUT"; java_base ;;
+  *) sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

@@ -16,7 +16,7 @@ registry API (OCI image manifest, uncompressed layers); --insecure speaks plain 
 SRC is a file or a directory (copied whole) placed at DEST in the image. With --libs the shared
 libraries of every ELF file in the image (as `ldd` resolves them on this machine) are added at their
 own paths, so a dynamically linked program runs in the image as it does here. Every image also gets
-/etc/passwd and /etc/group (root, the services' user 10001 and nonroot 65532) and a /tmp.
+/etc/passwd and /etc/group (root, the services' user 10001, nonroot 65532 and Strimzi's 1001) and a /tmp.
 The layer is deterministic (fixed mtimes, owners and order), so the same inputs give the same
 image ID and a re-push is a no-op.
 """
@@ -38,6 +38,7 @@ import urllib.request
 PASSWD = (
     "root:x:0:0:root:/root:/sbin/nologin\napp:x:10001:10001:app:/tmp:/sbin/nologin\n"
     "nonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n"
+    "strimzi:x:1001:0:strimzi:/tmp:/sbin/nologin\n"
 )
 GROUP = "root:x:0:\napp:x:10001:\nnonroot:x:65532:\n"
 ELF_MAGIC = b"\x7fELF"

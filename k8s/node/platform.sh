@@ -15,13 +15,18 @@
 #   - Traefik v3, running in namespace traefik (manifests/traefik.yaml), built here from its Go module
 #     (scripts/tools.sh traefik): the ingress controller of class `traefik` through which the test
 #     reaches the event at one host, as users reach it through an ALB on EKS;
-#   - the CRDs of the operators whose images cannot be had here (prometheus-operator, Strimzi), from
-#     scripts/tools.sh crds (prometheus-operator's pinned Go module, Strimzi's ../shared/crds): the
-#     event's ServiceMonitors, rules and Kafka objects are stored and validated against them, and
-#     nothing acts on them.
+#   - local-path-provisioner, running, from its own deploy manifests (the pinned Go module), built here
+#     (scripts/tools.sh local-path-provisioner): the StorageClass local-path, volumes in directories
+#     under the node's state, for the Kafka nodes' persistent claims;
+#   - Strimzi's cluster operator, running, installed into strimzi from its own Helm chart in
+#     ../shared/src/strimzi-<version> with operators/values/strimzi.yaml (as on EKS: it watches every
+#     namespace), its operator and Kafka images built from the same tree (scripts/tools.sh strimzi)
+#     and pushed to the node's registry under the names the chart gives them;
+#   - the CRDs of prometheus-operator (no operator: its images cannot be had here) and Strimzi, from
+#     ../shared/crds: the event's ServiceMonitors and rules are stored and validated only.
 #
-#   k8s/node/platform.sh install     build and push KEDA's images, apply everything, wait for the metrics API
-#   k8s/node/platform.sh manifests   print KEDA's and metrics-server's manifests as install applies them
+#   k8s/node/platform.sh install     build and push the images, apply and install everything, wait for the APIs
+#   k8s/node/platform.sh manifests   print KEDA's, metrics-server's and local-path-provisioner's manifests
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 HERE="$ROOT/k8s/node"
@@ -32,6 +37,9 @@ SHARED="${SHARED_DIR:-$ROOT/../shared}"
 REGISTRY=$(sed -n 's/^NODE_IP=\([0-9.]*\).*/\1/p' "$HERE/node.sh"):5000   # the node's registry (node.sh)
 KEDA_VERSION=$(sed -n 's/^KEDA_VERSION=\(v[0-9.]*\).*/\1/p' "$ROOT/scripts/tools.sh")
 METRICS_SERVER_VERSION=$(sed -n 's/^METRICS_SERVER_VERSION=\(v[0-9.]*\).*/\1/p' "$ROOT/scripts/tools.sh")
+LOCAL_PATH_VERSION=$(sed -n 's/^LOCAL_PATH_PROVISIONER_VERSION=\(v[0-9.]*\).*/\1/p' "$ROOT/scripts/tools.sh")
+STRIMZI_VERSION=$(sed -n 's/^STRIMZI_VERSION=\([0-9.]*\).*/\1/p' "$ROOT/scripts/tools.sh")
+KAFKA_VERSION=$(sed -n 's/^KAFKA_VERSION=\([0-9.]*\).*/\1/p' "$ROOT/scripts/tools.sh")
 K6_OPERATOR_VERSION=$(sed -n 's/^K6_OPERATOR_VERSION=\(v[0-9.]*\).*/\1/p' "$ROOT/scripts/tools.sh")
 TRAEFIK_VERSION=$(sed -n 's/^TRAEFIK_VERSION=\(v[0-9.]*\).*/\1/p' "$ROOT/scripts/tools.sh")
 TAG=${KEDA_VERSION#v}
@@ -143,11 +151,127 @@ traefik() {
   log "Traefik $TRAEFIK_VERSION running, ingress class traefik ($((SECONDS - t0)) s)"
 }
 
+# local-path-provisioner's deploy manifests: its image renamed to the node's registry, the volumes
+# under the node's state (node.sh down removes them), its helper pod (mkdir/rm of a volume's
+# directory) on a shell image of the node's registry.
+local_path_manifests() {
+  local work="$DIR/local-path" src
+  src=$(module_dir "github.com/rancher/local-path-provisioner@$LOCAL_PATH_VERSION")
+  rm -rf "$work"; mkdir -p "$work/overlay"
+  # kustomize reads no file outside the kustomization's own directory
+  cp "$src/deploy/local-path-storage.yaml" "$work/overlay/"; chmod u+w "$work/overlay/local-path-storage.yaml"
+  cat > "$work/overlay/kustomization.yaml" <<YAML
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+resources:
+  - local-path-storage.yaml
+images:
+  - {name: rancher/local-path-provisioner, newName: $REGISTRY/rancher/local-path-provisioner, newTag: "$LOCAL_PATH_VERSION"}
+patches:
+  - target: {kind: ConfigMap, name: local-path-config}
+    patch: |-
+      - op: replace
+        path: /data/config.json
+        value: '{"nodePathMap": [{"node": "DEFAULT_PATH_FOR_NON_LISTED_NODES", "paths": ["$DIR/volumes"]}]}'
+      - op: replace
+        path: /data/helperPod.yaml
+        value: |
+          apiVersion: v1
+          kind: Pod
+          metadata:
+            name: helper-pod
+          spec:
+            priorityClassName: system-node-critical
+            containers:
+              - name: helper-pod
+                image: $REGISTRY/local-path-provisioner/helper:$LOCAL_PATH_VERSION
+                imagePullPolicy: IfNotPresent
+YAML
+  "$BIN/kubectl" kustomize "$work/overlay"
+}
+local_path() {
+  local t0=$SECONDS
+  [ -x "$BIN/local-path-provisioner" ] || { log "$BIN/local-path-provisioner missing: run scripts/tools.sh local-path-provisioner"; exit 1; }
+  mkdir -p "$DIR/volumes" "$IMAGES_DIR"
+  # The upstream image is the binary on a minimal base; its helper is busybox (sh, mkdir, rm).
+  python3 "$HERE/images.py" build --tag "$REGISTRY/rancher/local-path-provisioner:$LOCAL_PATH_VERSION" \
+    --out "$IMAGES_DIR/local-path-provisioner.tar" "$BIN/local-path-provisioner=/usr/bin/local-path-provisioner"
+  python3 "$HERE/images.py" build --tag "$REGISTRY/local-path-provisioner/helper:$LOCAL_PATH_VERSION" \
+    --out "$IMAGES_DIR/local-path-helper.tar" --libs /bin/dash=/bin/sh /bin/mkdir=/bin/mkdir /bin/rm=/bin/rm
+  node push "$IMAGES_DIR/local-path-provisioner.tar" "$IMAGES_DIR/local-path-helper.tar"
+  local_path_manifests > "$DIR/local-path.yaml"
+  node exec "$BIN/kubectl" apply --server-side --force-conflicts -f "$DIR/local-path.yaml" >/dev/null
+  node exec "$BIN/kubectl" -n local-path-storage rollout status deployment/local-path-provisioner --timeout=600s >/dev/null
+  log "local-path-provisioner $LOCAL_PATH_VERSION running, StorageClass local-path ($((SECONDS - t0)) s)"
+}
+
+# Strimzi's images as its Dockerfiles lay them out (docker-images/operator, docker-images/kafka-based/
+# kafka), on a jlink'ed Java 25 runtime (event-images.sh java-base) instead of UBI's OpenJDK, user
+# 1001 in group 0, tini as Strimzi's base image has it, and the shell tools their scripts call:
+#   operator  /opt/strimzi/{bin,lib}: the cluster, topic and user operators and Kafka init
+#   kafka     /opt/kafka: Kafka's jars (scripts/tools.sh kafka, Maven Central), Strimzi's agents and
+#             the libraries its image adds, its scripts, and launchers in bin/ (k8s/node/strimzi/
+#             kafka-bin: Maven Central has Kafka's jars, not its distribution's scripts)
+# Named as the operator's chart names them under defaultImageRegistry: strimzi/operator:<version>,
+# strimzi/kafka:<version>-kafka-<Kafka version>. No Kafka Exporter or JMX exporter binaries: the
+# test event turns both off.
+STRIMZI_TOOLS=(/usr/bin/bash /usr/bin/env /usr/bin/cat /usr/bin/ls /usr/bin/rm /usr/bin/mkdir /usr/bin/head
+  /usr/bin/tr /usr/bin/tee /usr/bin/sed /usr/bin/grep /usr/bin/gawk /usr/bin/readlink /usr/bin/hostname
+  /usr/bin/dirname /usr/bin/basename /usr/bin/getent /usr/bin/sleep /usr/bin/curl /usr/bin/netstat /usr/bin/openssl)
+strimzi_images() {
+  local t0=$SECONDS built="$ROOT/.tools/strimzi-$STRIMZI_VERSION" src="$SHARED/src/strimzi-$STRIMZI_VERSION"
+  local kafka_libs="$ROOT/.tools/kafka-$KAFKA_VERSION/libs" work="$DIR/strimzi-images" jre="$IMAGES_DIR/java-base/jre"
+  [ -f "$built/.complete" ] || { log "$built missing: run scripts/tools.sh strimzi"; exit 1; }
+  [ -d "$kafka_libs" ] || { log "$kafka_libs missing: run scripts/tools.sh kafka"; exit 1; }
+  "$HERE/event-images.sh" java-base
+  local tools=() t
+  for t in "${STRIMZI_TOOLS[@]}"; do tools+=("$t=$t"); done
+  tools+=(/usr/bin/gawk=/usr/bin/awk /usr/bin/bash=/bin/bash /usr/bin/bash=/bin/sh /usr/bin/tini-static=/usr/bin/tini
+          /usr/lib/ssl/openssl.cnf=/usr/lib/ssl/openssl.cnf)
+  local common=(--libs --user 1001:0 --env JAVA_HOME=/opt/java --env PATH=/opt/java/bin:/usr/bin:/bin
+                --env "STRIMZI_VERSION=$STRIMZI_VERSION")
+  local files=("$jre=/opt/java" "${tools[@]}")
+  rm -rf "$work"; mkdir -p "$work/operator-bin" "$work/kafka-libs" "$work/plugins"
+  cp "$built/operator/bin/"* "$src/docker-images/operator/scripts/"* "$work/operator-bin/"
+  python3 "$HERE/images.py" build --tag "$REGISTRY/strimzi/operator:$STRIMZI_VERSION" --out "$IMAGES_DIR/strimzi-operator.tar" \
+    "${common[@]}" --env STRIMZI_HOME=/opt/strimzi --workdir /opt/strimzi \
+    "${files[@]}" "$work/operator-bin=/opt/strimzi/bin" "$built/operator/lib=/opt/strimzi/lib"
+  # Kafka's jars, then what Strimzi's image adds, less any artifact Kafka already brings (its version wins).
+  cp "$kafka_libs/"*.jar "$work/kafka-libs/"
+  local jar name
+  for jar in "$built/kafka-libs/strimzi/"*.jar "$built/kafka-libs/thirdparty/"*.jar "$built/kafka-libs/agent-provided/"*.jar; do
+    name=$(basename "$jar" | sed -E 's/-[0-9][0-9A-Za-z.+_-]*\.jar$//')
+    compgen -G "$work/kafka-libs/$name-[0-9]*.jar" >/dev/null || cp "$jar" "$work/kafka-libs/"
+  done
+  python3 "$HERE/images.py" build --tag "$REGISTRY/strimzi/kafka:$STRIMZI_VERSION-kafka-$KAFKA_VERSION" \
+    --out "$IMAGES_DIR/strimzi-kafka.tar" "${common[@]}" --env KAFKA_HOME=/opt/kafka --env "KAFKA_VERSION=$KAFKA_VERSION" \
+    --workdir /opt/kafka "${files[@]}" "$work/kafka-libs=/opt/kafka/libs" "$HERE/strimzi/kafka-bin=/opt/kafka/bin" \
+    "$src/docker-images/kafka-based/kafka/scripts=/opt/kafka" "$work/plugins=/opt/kafka/plugins"
+  node push "$IMAGES_DIR/strimzi-operator.tar" "$IMAGES_DIR/strimzi-kafka.tar"
+  log "Strimzi's operator and Kafka images built and pushed ($((SECONDS - t0)) s)"
+}
+
+# Strimzi's cluster operator from the tree's own chart (the release operators/versions.env pins), with
+# EKS's values less what this node lacks (the system pool), its images from the node's registry. Its
+# CRDs are the ones crds() applied, the same files (--skip-crds: Helm 4 would apply them again and
+# conflict with kubectl's field manager).
+strimzi() {
+  local t0=$SECONDS chart="$SHARED/src/strimzi-$STRIMZI_VERSION/packaging/helm-charts/helm3/strimzi-kafka-operator"
+  [ -d "$chart" ] || { log "$chart missing (SHARED_DIR)"; exit 1; }
+  strimzi_images
+  node exec "$BIN/helm" upgrade --install strimzi "$chart" -n strimzi --create-namespace --skip-crds \
+    -f "$ROOT/operators/values/strimzi.yaml" --set nodeSelector=null --set defaultImageRegistry="$REGISTRY" \
+    --set defaultImageTag="$STRIMZI_VERSION" --wait --timeout 600s >/dev/null
+  log "Strimzi $STRIMZI_VERSION cluster operator running in strimzi, watching every namespace ($((SECONDS - t0)) s)"
+}
+
 install() {
   local t0=$SECONDS
   mkdir -p "$IMAGES_DIR"
   crds
   metrics_server
+  local_path
+  strimzi
   traefik
   k6_operator
   for b in keda-operator keda-adapter; do
@@ -171,6 +295,6 @@ install() {
 
 case "${1:-}" in
   install) install ;;
-  manifests) manifests; echo ---; metrics_server_manifests ;;
-  *) sed -n '2,8p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  manifests) manifests; echo ---; metrics_server_manifests; echo ---; local_path_manifests ;;
+  *) sed -n '2,26p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

@@ -77,8 +77,15 @@
 {{- end -}}
 
 {{/* Spring Kafka's client settings for it: the protocol, the SASL login built from a Secret's user
-     and password (Kubernetes expands $(VAR) of the variables defined before it), and the CA. */}}
+     and password (Kubernetes expands $(VAR) of the variables defined before it), and the CA. With
+     .Values.kafkaUser (the release's own Strimzi Kafka authenticates), SCRAM-SHA-512 as that
+     KafkaUser: the login is the sasl.jaas.config Strimzi's user operator writes to its Secret. */}}
 {{- define "coupon-lib.kafkaSecurityEnv" -}}
+{{- if .Values.kafkaUser }}
+- {name: SPRING_KAFKA_SECURITY_PROTOCOL, value: SASL_PLAINTEXT}
+- {name: SPRING_KAFKA_PROPERTIES_SASL_MECHANISM, value: SCRAM-SHA-512}
+{{ include "coupon-lib.secretKeyRef" (dict "name" "SPRING_KAFKA_PROPERTIES_SASL_JAAS_CONFIG" "ref" (printf "%s sasl.jaas.config" .Values.kafkaUser)) }}
+{{- else }}
 {{- $k := dig "externalKafka" dict (.Values.global | default dict) -}}
 {{- with include "coupon-lib.kafkaSecurityProtocol" . }}
 - {name: SPRING_KAFKA_SECURITY_PROTOCOL, value: {{ . | quote }}}
@@ -92,6 +99,7 @@
 {{- end }}
 {{- if dig "tls" "enabled" false $k }}
 {{- include "coupon-lib.trustBundleEnv" (dict "bundle" "kafka" "property" "SPRING_KAFKA_SSL_BUNDLE" "tls" $k.tls) }}
+{{- end }}
 {{- end }}
 {{- end -}}
 

@@ -52,6 +52,7 @@ def load_crds(root):
         "kafka.yaml",
         "kafkanodepool.yaml",
         "kafkatopic.yaml",
+        "kafkauser.yaml",
         "scaledobjects.yaml",
         "_triggerauthentications.yaml",
         "testruns.yaml",

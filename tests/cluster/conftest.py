@@ -29,9 +29,13 @@ class Report:
             "issued_rows": None,
             "waiting_room": {},
             "ingress": {},
+            "strimzi": {"operator_ready_s": None, "kafka_ready_s": None, "topics_ready": None},
+            "kafka_auth": {"unauthenticated_produce_refused": None},
             "keda": {},
             "testrun": {},
+            "faults": {},
             "uninstall_leftovers": None,
+            "reinstall": None,
         }
         self.events: list[tuple[float, str]] = []
 

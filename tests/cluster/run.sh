@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # make test-cluster: the event on a real Kubernetes node. Brings up the single-node cluster
-# (k8s/node/node.sh) with KEDA, the local harness inside the node's network namespace as the event's
-# external Kafka, Redis Cluster and MySQL, builds the images and pushes them to the node's registry,
-# then runs tests/cluster/test_cluster.py in that namespace (install, helm test, issuance from a pod,
+# (k8s/node/node.sh) with KEDA and Strimzi's cluster operator, the local harness's Redis Cluster and
+# MySQL inside the node's network namespace as the event's external stores (its Kafka is the chart's
+# own, run by Strimzi), builds the images and pushes them to the node's registry, then runs
+# tests/cluster/test_cluster.py in that namespace (install, the Strimzi Kafka and its topics, SCRAM
+# refusing a producer without credentials, helm test, issuance from a pod,
 # the HPAs reading CPU from metrics-server, the NetworkPolicies enforced by kube-router (allowed and
 # denied paths), KEDA scaling on real lag, the load test through the k6-operator, the images pulled,
 # upgrade, uninstall). Writes build/cluster/report.json
