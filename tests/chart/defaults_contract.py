@@ -35,6 +35,8 @@ WIRING = {
     "COUPON_WAITINGROOM_APIURL": "the release's coupon-api Service",
     "COUPON_WAITINGROOM_ISSUANCEREDIS_NODES": "the issuance Redis when the queue has its own",
     "SPRING_KAFKA_BOOTSTRAP_SERVERS": "the event's Kafka",
+    "SPRING_KAFKA_SECURITY_PROTOCOL": "how the event's own Kafka authenticates its clients (SCRAM)",
+    "SPRING_KAFKA_PROPERTIES_SASL_MECHANISM": "as SPRING_KAFKA_SECURITY_PROTOCOL",
 }
 # Settings whose value is a map of the event's own (zone names), not a default.
 EVENT_MAPS = {"coupon.waiting-room.zones"}
