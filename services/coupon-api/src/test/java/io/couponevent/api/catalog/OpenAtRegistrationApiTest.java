@@ -102,7 +102,7 @@ class OpenAtRegistrationApiTest extends ApiServerTest {
 	}
 
 	@Test
-	void aClosingThatCannotBeReadOrComesFirstIs400AndCreatesNothing() {
+	void aWindowThatCannotBeReadOrClosesFirstIs400AndCreatesNothing() {
 		List<String> bodies = List.of("{\"name\":\"bad\",\"quantity\":5}",
 				"{\"name\":\"bad\",\"quantity\":5,\"closesAt\":null}",
 				"{\"name\":\"bad\",\"quantity\":5,\"closesAt\":\"tomorrow\"}",
@@ -115,7 +115,11 @@ class OpenAtRegistrationApiTest extends ApiServerTest {
 				"{\"name\":\"bad\",\"quantity\":5,\"closesAt\":\"P3000000D\"}",
 				"{\"name\":\"bad\",\"quantity\":5,\"closesAt\":\"2020-01-01T00:00:00Z\"}",
 				"{\"name\":\"bad\",\"quantity\":5,\"opensAt\":\"9999-12-31T00:00:00Z\",\"closesAt\":\"P2D\"}",
-				"{\"name\":\"bad\",\"quantity\":5,\"closesAt\":[\"PT1H\"]}");
+				"{\"name\":\"bad\",\"quantity\":5,\"closesAt\":[\"PT1H\"]}",
+				// An empty opensAt is a wrong value, not an absent one (Jackson would
+				// read it as null).
+				"{\"name\":\"bad\",\"quantity\":5,\"opensAt\":\"\",\"closesAt\":\"PT1H\"}",
+				"{\"name\":\"bad\",\"quantity\":5,\"opensAt\":\"  \",\"closesAt\":\"PT1H\"}");
 		for (String body : bodies) {
 			long id = Harness.uniqueCouponId();
 			Reply reply = put(id, body);
