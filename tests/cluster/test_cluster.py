@@ -1212,7 +1212,8 @@ def test_faults_broker_then_operator_under_load(report):
         "faults",
         script="arrival-rate.js",
         # A 503 (shed while the brokers move leaders) is retried, as the API asks clients to.
-        env=k6_env(coupon, STAGES="10:180s", MAX_VUS=150, SHED_RETRIES=5, USER_PREFIX=prefix),
+        # LOG_OUTCOMES: a line per 202, 503 and unanswered request, for the verifier's per-user check.
+        env=k6_env(coupon, STAGES="10:180s", MAX_VUS=150, SHED_RETRIES=5, USER_PREFIX=prefix, LOG_OUTCOMES=1),
     )
     wait_until("load flowing (rows of coupon 4)", lambda: rows(coupon, f"{prefix}%") > 0, 180, 2)
     t0 = report.event("faults: load on coupon 4 flowing")
@@ -1249,10 +1250,14 @@ def test_faults_broker_then_operator_under_load(report):
     summary = summaries[0]
     path = OUT / "faults-k6.json"
     path.write_text(json.dumps(summary))
-    proc = verify(path, coupon)
+    outcomes = OUT / "faults-k6.log"
+    outcomes.write_text(logs)
+    # Per user: every user answered 202 holds a row. A user whose answer was lost in flight (a
+    # timeout while the brokers moved) may hold a row without a 202: that is not a loss.
+    proc = verify(path, coupon, "--outcomes", str(outcomes))
     (OUT / "faults-verify.txt").write_text(proc.stdout + proc.stderr)
     issued = rows(coupon, f"{prefix}%")  # one row per user, or it fails: duplicates would show here
-    lost = summary["accepted"] - issued
+    lost = _lost_users(proc.stdout)
     for key in ("broker_pod", "operator_pod"):
         faults[key].update(lost=lost, duplicates=0)
     faults.update(
@@ -1269,8 +1274,15 @@ def test_faults_broker_then_operator_under_load(report):
         ),
         invariants="passed" if proc.returncode == 0 else "failed",
     )
-    assert lost == 0, f"{lost} accepted issuances without a row"
+    assert lost == 0, f"{lost} users answered 202 without a row"
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+
+
+def _lost_users(verifier_out: str) -> int | None:
+    """Users answered 202 without a row, as the verifier's per-user check counted them (None: the
+    verifier did not judge per user)."""
+    m = re.search(r"users answered 202, (\d+) of them without a row", verifier_out)
+    return int(m[1]) if m else None
 
 
 def test_verdict_in_the_cluster(report):
