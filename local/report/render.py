@@ -458,18 +458,25 @@ def main(argv=None):
         if verdict is None
         else (f'<p class="{"pass" if verdict else "fail"}">verdict: {"PASS" if verdict else "FAIL"}</p>')
     )
-    body = "\n".join(run_section(*r) for r in found)
-    page = (
-        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
-        f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>"
-        f'<p class="sub">summary: summary.json in this folder; charts from the run\'s own records '
-        f"(k6's journeys and outcome lines, the coupon's rows in MariaDB)</p>{head}{body}</body></html>"
+    body = head + "\n".join(run_section(*r) for r in found)
+    subtitle = (
+        "summary: summary.json in this folder; charts from the run's own records "
+        "(k6's journeys and outcome lines, the coupon's rows in MariaDB)"
     )
     path = os.path.join(a.out, "report.html")
     with open(path, "w") as f:
-        f.write(page)
+        f.write(page(title, subtitle, body))
     print(f"report: {path}")
     return 0
+
+
+def page(title, subtitle, body):
+    """A self-contained HTML page around sections of charts and tables (also the cluster test's)."""
+    return (
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+        f"<style>{STYLE}</style></head><body><h1>{html.escape(title)}</h1>"
+        f'<p class="sub">{html.escape(subtitle)}</p>{body}</body></html>'
+    )
 
 
 if __name__ == "__main__":

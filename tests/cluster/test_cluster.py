@@ -9,6 +9,7 @@ tests depend on each other's state and run in file order; each records its figur
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -1020,6 +1021,7 @@ def test_keda_scales_the_consumer_on_lag(report):
     )
     threshold = float(a["lagThreshold"])
     marks: dict[str, float] = {}
+    timeline: list[tuple[float, int, int, float, int]] = []  # (s, pods Running, HPA desired, lag, rows)
     deadline = time.monotonic() + SLOW
     while time.monotonic() < deadline:
         pods = running_pods("consumer")
@@ -1029,6 +1031,7 @@ def test_keda_scales_the_consumer_on_lag(report):
         active = any(c["type"] == "Active" and c["status"] == "True" for c in so["status"].get("conditions", []))
         desired = kubectl_json("-n", NS, "get", "hpa", f"keda-hpa-{CONSUMER}")["status"].get("desiredReplicas", 0)
         done = rows(1, mine)
+        timeline.append((round(time.time() - t_start, 1), len(pods), desired, lag or 0.0, done))
         for key, cond, text in [
             ("lag", lag is not None and lag > threshold, f"lag {lag or 0:.0f} above the threshold {threshold:.0f}"),
             ("active", active, "ScaledObject Active"),
@@ -1047,6 +1050,9 @@ def test_keda_scales_the_consumer_on_lag(report):
         if "in" in marks:
             break
         time.sleep(1)
+    drawn = keda_report(timeline, marks, t_start, a)
+    keda["report"] = str(drawn)
+    assert drawn.read_text().count("<polyline") == 4, f"{drawn}: a series is missing"
     code, summaries, logs = k6_result("backlog", 60)
     assert code == 0, logs[-3000:]
     assert summaries and summaries[0]["accepted"] == backlog, summaries
@@ -1063,6 +1069,38 @@ def test_keda_scales_the_consumer_on_lag(report):
     keda["scale_in_s"] = round(marks["in"] - marks["drained"], 1)
     assert keda["max_replicas_seen"] > a["minReplicas"]
     assert rows(1, mine) == backlog
+
+
+def keda_report(timeline, marks, t_start, autoscaling) -> Path:
+    """build/cluster/keda.html: the consumer's replicas (Running, and the HPA's desired count) and
+    the lag KEDA scaled on beside the rows written, over the backlog's seconds."""
+    import render  # local/report, the run report's charts
+
+    def series(i):
+        return [(row[0], row[1 + i]) for row in timeline]
+
+    steps = ", ".join(f"{k} {round(t - t_start, 1)} s" for k, t in marks.items())
+    body = (
+        f"<p>min {autoscaling['minReplicas']}, max {autoscaling['maxReplicas']} replicas, lag threshold "
+        f"{autoscaling['lagThreshold']} per replica; {html.escape(steps)}</p>"
+        + '<div class="chart">'
+        + render.chart(
+            "coupon-consumer replicas",
+            [("pods Running", series(0)), ("HPA desired", series(1))],
+            x_label="seconds since the backlog started",
+            y_label="replicas",
+        )
+        + '</div><div class="chart">'
+        + render.chart(
+            "what KEDA scaled on",
+            [("consumer lag (records, KEDA's metric)", series(2)), ("rows written", series(3))],
+            x_label="seconds since the backlog started",
+        )
+        + "</div>"
+    )
+    path = OUT / "keda.html"
+    path.write_text(render.page("KEDA scaling the consumer on lag", "make test-cluster, the backlog step", body))
+    return path
 
 
 def _metric_or_none():
