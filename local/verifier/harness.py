@@ -103,19 +103,7 @@ class Database:
     """The issued_coupons table. Autocommit, so every query sees the rows committed since the last."""
 
     def __init__(self, settings):
-        import pymysql  # the verifier's pinned driver (local/verifier/requirements.txt)
-
-        host, port, db = settings.db_address()
-        self._conn = pymysql.connect(
-            host=host,
-            port=port,
-            user=settings.db_user,
-            password=settings.db_password,
-            database=db,
-            autocommit=True,
-            connect_timeout=30,
-            read_timeout=60,
-        )
+        self._conn = settings.connect_db(connect_timeout=30, read_timeout=60)
 
     def _query(self, sql, *params):
         with self._conn.cursor() as cur:

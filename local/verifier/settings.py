@@ -47,3 +47,21 @@ class Settings:
             raise SystemExit(f"cannot read DB_URL {self.db_url}")
         host, port, db = m.groups()
         return host, int(port), db
+
+    def connect_db(self, *, connect_timeout=30, read_timeout=None):
+        """An autocommit connection to the event's MySQL (every query sees the rows committed since
+        the last), in utf8mb4 so that user ids compare byte for byte."""
+        import pymysql  # the verifier's pinned driver (local/verifier/requirements.txt)
+
+        host, port, db = self.db_address()
+        return pymysql.connect(
+            host=host,
+            port=port,
+            user=self.db_user,
+            password=self.db_password,
+            database=db,
+            autocommit=True,
+            charset="utf8mb4",
+            connect_timeout=connect_timeout,
+            read_timeout=read_timeout,
+        )

@@ -89,19 +89,7 @@ def bearer(tok):
 
 @pytest.fixture(scope="session")
 def db():
-    import pymysql
-
-    host, port, name = SETTINGS.db_address()
-    conn = pymysql.connect(
-        host=host,
-        port=port,
-        user=SETTINGS.db_user,
-        password=SETTINGS.db_password,
-        database=name,
-        autocommit=True,
-        charset="utf8mb4",
-        connect_timeout=30,
-    )
+    conn = SETTINGS.connect_db(connect_timeout=30)
     yield conn
     conn.close()
 

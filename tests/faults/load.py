@@ -57,21 +57,9 @@ class Probe(threading.Thread):
         self.rows, self.db = None, None
 
     def count_rows(self):
-        import pymysql
-
         try:
             if self.db is None:
-                host, port, name = SETTINGS.db_address()
-                self.db = pymysql.connect(
-                    host=host,
-                    port=port,
-                    user=SETTINGS.db_user,
-                    password=SETTINGS.db_password,
-                    database=name,
-                    autocommit=True,
-                    connect_timeout=2,
-                    read_timeout=3,
-                )
+                self.db = SETTINGS.connect_db(connect_timeout=2, read_timeout=3)
             with self.db.cursor() as cur:
                 cur.execute("SELECT COUNT(*) FROM issued_coupons WHERE coupon_id = %s", (self.coupon,))
                 self.rows = cur.fetchone()[0]

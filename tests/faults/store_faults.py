@@ -166,19 +166,7 @@ def redis_get(f, *args):
 
 def mysql(f, *queries):
     """The first row of each (sql, args) query, on one connection to the harness's MariaDB."""
-    import pymysql
-
-    host, port, name = f.SETTINGS.db_address()
-    db = pymysql.connect(
-        host=host,
-        port=port,
-        user=f.SETTINGS.db_user,
-        password=f.SETTINGS.db_password,
-        database=name,
-        autocommit=True,
-        connect_timeout=5,
-        read_timeout=10,
-    )
+    db = f.SETTINGS.connect_db(connect_timeout=5, read_timeout=10)
     try:
         with db.cursor() as cur:
             out = []
