@@ -68,6 +68,63 @@ def kubectl_json(*args: str) -> dict:
     return json.loads(kubectl(*args, "-o", "json").stdout)
 
 
+# The tests' own pods (probes, clients, load) run as hardened as the chart's.
+HARDENED_CONTAINER = {
+    "allowPrivilegeEscalation": False,
+    "readOnlyRootFilesystem": True,
+    "capabilities": {"drop": ["ALL"]},
+}
+
+
+def hardened_pod(
+    name: str,
+    namespace: str,
+    image: str,
+    command: list[str],
+    *,
+    uid: int,
+    labels: dict | None = None,
+    env: list[dict] | None = None,
+    tmp: bool = False,
+) -> dict:
+    """The manifest of a pod of the tests: one hardened container, no service account token, no restart,
+    no grace period; `tmp` mounts an emptyDir at /tmp (the root filesystem is read-only)."""
+    container = {"name": "main", "image": image, "command": command, "securityContext": HARDENED_CONTAINER}
+    if env:
+        container["env"] = env
+    spec = {
+        "restartPolicy": "Never",
+        "automountServiceAccountToken": False,
+        "terminationGracePeriodSeconds": 0,
+        "securityContext": {"runAsNonRoot": True, "runAsUser": uid, "seccompProfile": {"type": "RuntimeDefault"}},
+        "containers": [container],
+    }
+    if tmp:
+        container["volumeMounts"] = [{"name": "tmp", "mountPath": "/tmp"}]
+        spec["volumes"] = [{"name": "tmp", "emptyDir": {}}]
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": namespace, "labels": labels or {}},
+        "spec": spec,
+    }
+
+
+def start_pod(pod: dict, ready_within: int = 300) -> None:
+    """Applies a pod manifest and waits until the pod is Ready."""
+    kubectl("apply", "-f", "-", input=json.dumps(pod))
+    meta = pod["metadata"]
+    kubectl(
+        "-n",
+        meta["namespace"],
+        "wait",
+        "--for=condition=Ready",
+        f"pod/{meta['name']}",
+        f"--timeout={ready_within}s",
+        timeout=ready_within + 20,
+    )
+
+
 @pytest.fixture(scope="session")
 def chart_dir() -> Path:
     if not (ROOT / "Chart.yaml").exists():

@@ -23,7 +23,7 @@ import pymysql
 import pytest
 import yaml
 
-from kube import ROOT, helm, kubectl, kubectl_json, run
+from kube import HARDENED_CONTAINER, ROOT, hardened_pod, helm, kubectl, kubectl_json, run, start_pod
 from verifier import tokens
 
 HERE = Path(__file__).resolve().parent
@@ -60,6 +60,8 @@ KAFKA = f"{RELEASE}-kafka"
 BOOTSTRAP = f"{KAFKA}-kafka-bootstrap.{NS}.svc:9092"
 STRIMZI_NS = "strimzi"
 KAFKA_IMAGE = f"{REGISTRY}/strimzi/kafka:{_pin('STRIMZI_VERSION')}-kafka-{_pin('KAFKA_VERSION')}"
+# Debian's curl and a shell, the helm test's image (k8s/node/event-images.sh).
+CURL_IMAGE = f"{REGISTRY}/curlimages/curl:local"
 KAFKA_CLIENT = "kafka-client"
 GROUP = "coupon-consumer"
 # Traefik's NodePort on the node's address (k8s/node/manifests/traefik.yaml): the event's one host.
@@ -154,11 +156,7 @@ def k6_job(name: str, *, script: str, env: list[dict]) -> None:
             {"name": "tmp", "mountPath": "/tmp"},
         ],
         "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}},
-        "securityContext": {
-            "allowPrivilegeEscalation": False,
-            "readOnlyRootFilesystem": True,
-            "capabilities": {"drop": ["ALL"]},
-        },
+        "securityContext": HARDENED_CONTAINER,
     }
     pod = {
         "restartPolicy": "Never",
@@ -333,37 +331,14 @@ def _condition(obj: dict, kind: str) -> dict:
 def _kafka_client_pod() -> None:
     """A pod with Strimzi's Kafka image that sleeps, for Kafka's own CLI tools against the event's
     brokers (the listener's NetworkPolicy admits it: tests/cluster/values.yaml kafkaClientsFrom)."""
-    pod = {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": KAFKA_CLIENT, "namespace": NS, "labels": {"coupon-event.io/test": "kafka-client"}},
-        "spec": {
-            "restartPolicy": "Never",
-            "automountServiceAccountToken": False,
-            "terminationGracePeriodSeconds": 0,
-            "securityContext": {"runAsNonRoot": True, "runAsUser": 1001, "seccompProfile": {"type": "RuntimeDefault"}},
-            "volumes": [{"name": "tmp", "emptyDir": {}}],
-            "containers": [
-                {
-                    "name": "kafka",
-                    "image": KAFKA_IMAGE,
-                    "command": ["sleep", "7200"],
-                    "env": [
-                        {"name": "KAFKA_HEAP_OPTS", "value": "-Xmx128m"},
-                        {"name": "KAFKA_JVM_PERFORMANCE_OPTS", "value": "-XX:TieredStopAtLevel=1"},
-                    ],
-                    "volumeMounts": [{"name": "tmp", "mountPath": "/tmp"}],
-                    "securityContext": {
-                        "allowPrivilegeEscalation": False,
-                        "readOnlyRootFilesystem": True,
-                        "capabilities": {"drop": ["ALL"]},
-                    },
-                }
-            ],
-        },
-    }
-    kubectl("apply", "-f", "-", input=json.dumps(pod))
-    kubectl("-n", NS, "wait", "--for=condition=Ready", f"pod/{KAFKA_CLIENT}", "--timeout=300s", timeout=320)
+    env = [
+        {"name": "KAFKA_HEAP_OPTS", "value": "-Xmx128m"},
+        {"name": "KAFKA_JVM_PERFORMANCE_OPTS", "value": "-XX:TieredStopAtLevel=1"},
+    ]
+    labels = {"coupon-event.io/test": "kafka-client"}
+    start_pod(
+        hardened_pod(KAFKA_CLIENT, NS, KAFKA_IMAGE, ["sleep", "7200"], uid=1001, labels=labels, env=env, tmp=True)
+    )
 
 
 def kafka_cli(
@@ -839,31 +814,9 @@ def _probe_pod(namespace: str, name: str, labels: dict, first: str = "") -> None
     """A curl pod (the helm test's image) that sleeps, to try connections from; `first` is a shell
     command it runs the moment it starts, before the sleep."""
     kubectl("create", "namespace", namespace, check=False)
-    pod = {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": name, "namespace": namespace, "labels": {"coupon-event.io/test": "cluster", **labels}},
-        "spec": {
-            "restartPolicy": "Never",
-            "automountServiceAccountToken": False,
-            "terminationGracePeriodSeconds": 0,
-            "securityContext": {"runAsNonRoot": True, "runAsUser": 10001, "seccompProfile": {"type": "RuntimeDefault"}},
-            "containers": [
-                {
-                    "name": "curl",
-                    "image": f"{REGISTRY}/curlimages/curl:local",
-                    "command": ["sh", "-c", f"{first}\nexec sleep 3600"],
-                    "securityContext": {
-                        "allowPrivilegeEscalation": False,
-                        "readOnlyRootFilesystem": True,
-                        "capabilities": {"drop": ["ALL"]},
-                    },
-                }
-            ],
-        },
-    }
-    kubectl("apply", "-f", "-", input=json.dumps(pod))
-    kubectl("-n", namespace, "wait", "--for=condition=Ready", f"pod/{name}", "--timeout=300s", timeout=320)
+    command = ["sh", "-c", f"{first}\nexec sleep 3600"]
+    labels = {"coupon-event.io/test": "cluster", **labels}
+    start_pod(hardened_pod(name, namespace, CURL_IMAGE, command, uid=10001, labels=labels))
 
 
 def _connect_cmd(target: str) -> str:

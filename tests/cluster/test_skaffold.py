@@ -34,7 +34,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kube import ROOT, kubectl, kubectl_json, run
+from kube import ROOT, hardened_pod, kubectl, kubectl_json, run
 
 sys.path.insert(0, str(ROOT / "local"))
 from verifier import tokens
@@ -228,34 +228,14 @@ def issue_from_a_pod() -> int:
     probe_ns, pod = f"{NS}-probe", "issue"
     kubectl("create", "namespace", probe_ns, check=False)
     url = f"http://{api}.{NS}.svc:8080/api/v1/coupons/1/issuances"
-    manifest = {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": pod, "namespace": probe_ns},
-        "spec": {
-            "restartPolicy": "Never",
-            "automountServiceAccountToken": False,
-            "securityContext": {"runAsNonRoot": True, "runAsUser": 10001, "seccompProfile": {"type": "RuntimeDefault"}},
-            "containers": [
-                {
-                    "name": "curl",
-                    "image": f"{REGISTRY}/curlimages/curl:local",
-                    "command": [
-                        "sh",
-                        "-c",
-                        'curl -s -o /dev/null -w "%{http_code}" --retry 5 '
-                        '--retry-all-errors --max-time 30 -X POST -H "Authorization: Bearer '
-                        f'{token}" -H "Content-Type: application/json" -d "{{}}" {url}',
-                    ],
-                    "securityContext": {
-                        "allowPrivilegeEscalation": False,
-                        "readOnlyRootFilesystem": True,
-                        "capabilities": {"drop": ["ALL"]},
-                    },
-                }
-            ],
-        },
-    }
+    command = [
+        "sh",
+        "-c",
+        'curl -s -o /dev/null -w "%{http_code}" --retry 5 '
+        '--retry-all-errors --max-time 30 -X POST -H "Authorization: Bearer '
+        f'{token}" -H "Content-Type: application/json" -d "{{}}" {url}',
+    ]
+    manifest = hardened_pod(pod, probe_ns, f"{REGISTRY}/curlimages/curl:local", command, uid=10001)
     try:
         kubectl("apply", "-f", "-", input=json.dumps(manifest))
         deadline = time.monotonic() + 300
