@@ -35,9 +35,8 @@ coupon-waiting-room:
 {{- $values := index $root.Values $spec.valuesKey -}}
 {{- if $values.enabled -}}
 {{- $ctxValues := merge (dict "global" $root.Values.global "commonLabels" $root.Values.commonLabels) $values -}}
-{{- if and (ne $spec.kafka false) (include "coupon-event.strimziAuth" $root) -}}
-{{- /* The release's own Kafka authenticates: the component's KafkaUser (templates/kafka-users.yaml). */ -}}
-{{- $_ := set $ctxValues "kafkaUser" (include "coupon-event.kafkaUserName" (dict "root" $root "client" $spec.component)) -}}
+{{- if ne $spec.kafka false -}}
+{{- include "coupon-event.withKafkaUser" (dict "root" $root "values" $ctxValues "client" $spec.component) -}}
 {{- end -}}
 {{- $ctx := dict "Values" $ctxValues "Release" $root.Release "Chart" $root.Chart "Capabilities" $root.Capabilities "Template" $root.Template -}}
 {{- $args := merge (dict "context" $ctx "name" .name "chart" $root.Chart.Name) (omit $spec "valuesKey" "page") -}}
@@ -51,6 +50,16 @@ coupon-waiting-room:
 {{- $_ := set $args "valuesKey" $spec.valuesKey -}}
 {{- end -}}
 {{- include (printf "coupon-lib.%s" .object) $args -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Sets `kafkaUser` in a helper context's .Values (the dict passed as "values") to the KafkaUser of
+     "client" (api, consumer, keda) when the release's own Kafka authenticates
+     (templates/kafka-users.yaml); coupon-lib.kafkaSecurityEnv then logs in as that user. Renders
+     nothing. Used by the components and by the Jobs that talk to Kafka as one of them. */}}
+{{- define "coupon-event.withKafkaUser" -}}
+{{- if include "coupon-event.strimziAuth" .root -}}
+{{- $_ := set .values "kafkaUser" (include "coupon-event.kafkaUserName" (dict "root" .root "client" .client)) -}}
 {{- end -}}
 {{- end -}}
 
