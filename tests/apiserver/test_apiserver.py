@@ -176,6 +176,13 @@ class Release:
         data = json.loads(out)
         return data["items"] if data.get("kind") == "List" else [data]
 
+    def leftovers(self, objects: list[dict]) -> list[str]:
+        """kind/name of those objects still in the API server (after an uninstall: none)."""
+        text = "\n---\n".join(json.dumps(o) for o in objects)
+        return kubectl(
+            "get", "-f", "-", "--namespace", self.ns, "--ignore-not-found", "-o", "name", input=text
+        ).stdout.split()
+
     def namespace_objects(self, *kinds: str) -> dict[tuple[str, str], dict]:
         items = kubectl_json("get", ",".join(k.lower() + "s" for k in kinds), "--namespace", self.ns)["items"]
         return {(o["kind"], o["metadata"]["name"]): o for o in items}
@@ -201,17 +208,7 @@ def release(request, chart):
     r.objects = r.live(r.rendered)
     yield r
     r.helm("uninstall", r.name, "--timeout", "120s", timed="uninstall", timeout=300)
-    left = kubectl(
-        "get",
-        "-f",
-        "-",
-        "--namespace",
-        r.ns,
-        "--ignore-not-found",
-        "-o",
-        "name",
-        input="\n---\n".join(json.dumps(o) for o in r.rendered),
-    ).stdout.split()
+    left = r.leftovers(r.rendered)
     assert left == [], f"objects left after helm uninstall: {left}"
 
 
@@ -658,18 +655,8 @@ def test_upgrade_changes_the_stored_objects(chart):
     # helm rollback re-applies a stored manifest (no lookup), which would shrink the KafkaTopic;
     # the way back is uninstall.
     r.helm("uninstall", r.name, timed="uninstall", timeout=300)
-    left = kubectl(
-        "get",
-        "-f",
-        "-",
-        "--namespace",
-        r.ns,
-        "--ignore-not-found",
-        "-o",
-        "name",
-        input="\n---\n".join(json.dumps(o) for o in [*after_objs, *reused]),
-    ).stdout.split()
-    assert left == []
+    left = r.leftovers([*after_objs, *reused])
+    assert left == [], f"objects left after helm uninstall: {left}"
 
 
 def test_reuse_values_would_ignore_the_newer_default(chart):
