@@ -1064,8 +1064,9 @@ def _metric_or_none():
 
 
 def test_loadtest_testrun(chart, report):
-    """QA's load test through the real k6-operator (k6-operator-system): helm upgrade renders the
-    TestRun with two runners; the operator runs the initializer (k6 archive and inspect), two paused
+    """QA's load test through the real k6-operator (k6-operator-system): helm upgrade with QA's
+    overlay (examples/loadtest.yaml: spike.js, 5 % of users clicking twice) renders the TestRun with
+    two runners; the operator runs the initializer (k6 archive and inspect), two paused
     runners on their execution segments, asks each runner's REST API for its status, and starts them
     with its starter; the TestRun reaches stage finished, each runner's k6 exits 0, and the
     invariants hold against the database."""
@@ -1082,8 +1083,11 @@ def test_loadtest_testrun(chart, report):
         NS,
         "-f",
         str(VALUES),
+        # QA's overlay as docs/kubernetes.md gives it, sized for the node's two cores.
+        "-f",
+        str(ROOT / "examples/loadtest.yaml"),
         "--set",
-        f"loadtest.enabled=true,loadtest.runId={run_id},loadtest.parallelism={parallelism}",
+        f"loadtest.runId={run_id},loadtest.parallelism={parallelism},loadtest.env.VUS=100,loadtest.env.RAMP=5s",
         "--timeout",
         f"{SLOW}s",
         timeout=SLOW + 60,
