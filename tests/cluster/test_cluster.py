@@ -578,6 +578,44 @@ def test_kafka_refuses_unauthenticated_producers(report):
     assert figures["unauthenticated_produce_refused"], output[-3000:]
 
 
+def test_refused_credentials_restart_the_consumer(report):
+    """A pod keeps the SCRAM password it read at its start; when Kafka refuses it (the User Operator
+    wrote a new one: a rotation, or two reconciliations racing at the user's creation) only a
+    restart reads the Secret again. The consumer is given a wrong password: after
+    KafkaHealthIndicator.REFUSED_BOUND without an answer its liveness goes BROKEN and the kubelet
+    restarts it. Then the Deployment is rolled back and the consumer is Ready again."""
+    figures = report.figures["kafka_auth"]
+    deploy = kubectl_json("-n", NS, "get", "deployment", CONSUMER)
+    container = deploy["spec"]["template"]["spec"]["containers"][0]["name"]
+    jaas = 'org.apache.kafka.common.security.scram.ScramLoginModule required username="{}" password="wrong";'
+    user = f"{KAFKA}-consumer"
+    wrong = {"name": "SPRING_KAFKA_PROPERTIES_SASL_JAAS_CONFIG", "value": jaas.format(user), "valueFrom": None}
+    patch = {"spec": {"template": {"spec": {"containers": [{"name": container, "env": [wrong]}]}}}}
+    t0 = report.event("consumer given a wrong Kafka password")
+    kubectl("-n", NS, "patch", "deployment", CONSUMER, "--type", "strategic", "-p", json.dumps(patch))
+
+    def restarted():
+        pods = kubectl_json(
+            "-n", NS, "get", "pods", "-l", f"app.kubernetes.io/instance={RELEASE},app.kubernetes.io/component=consumer"
+        )["items"]
+        for p in pods:
+            env = p["spec"]["containers"][0].get("env", [])
+            if any(e.get("value") == wrong["value"] for e in env):
+                status = (p["status"].get("containerStatuses") or [{}])[0]
+                if status.get("restartCount", 0) >= 1:
+                    return status
+        return None
+
+    try:
+        status = wait_until("the consumer restarted by its liveness probe", restarted, SLOW, 3)
+        figures["refused_restart_s"] = round(report.event("consumer restarted (liveness BROKEN)") - t0, 1)
+        figures["refused_restart_reason"] = (status.get("lastState", {}).get("terminated") or {}).get("reason")
+    finally:
+        kubectl("-n", NS, "rollout", "undo", f"deployment/{CONSUMER}")
+        kubectl("-n", NS, "rollout", "status", f"deployment/{CONSUMER}", f"--timeout={SLOW}s", timeout=SLOW + 20)
+    report.event("consumer rolled back, Ready")
+
+
 def _safe(fn, *args):
     try:
         return fn(*args)

@@ -8,6 +8,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.kafka.autoconfigure.DefaultKafkaProducerFactoryCustomizer;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.kafka.config.KafkaListenerEndpointRegistry;
@@ -26,8 +27,9 @@ class KafkaConfig {
 	 * 503.
 	 */
 	@Bean
-	KafkaHealthIndicator kafka(KafkaAdmin kafkaAdmin, KafkaListenerEndpointRegistry listeners) {
-		return new KafkaHealthIndicator(kafkaAdmin, listeners);
+	KafkaHealthIndicator kafka(KafkaAdmin kafkaAdmin, KafkaListenerEndpointRegistry listeners,
+			ApplicationEventPublisher events) {
+		return new KafkaHealthIndicator(kafkaAdmin, listeners, events);
 	}
 
 	/**

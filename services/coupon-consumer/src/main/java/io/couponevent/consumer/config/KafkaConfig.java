@@ -10,6 +10,7 @@ import io.couponevent.consumer.metrics.ConsumerMetrics;
 import org.apache.kafka.common.config.TopicConfig;
 
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.dao.DataAccessException;
@@ -34,8 +35,9 @@ public class KafkaConfig {
 	 * the health groups).
 	 */
 	@Bean
-	KafkaHealthIndicator kafka(KafkaAdmin kafkaAdmin, KafkaListenerEndpointRegistry listeners) {
-		return new KafkaHealthIndicator(kafkaAdmin, listeners);
+	KafkaHealthIndicator kafka(KafkaAdmin kafkaAdmin, KafkaListenerEndpointRegistry listeners,
+			ApplicationEventPublisher events) {
+		return new KafkaHealthIndicator(kafkaAdmin, listeners, events);
 	}
 
 	@Bean
