@@ -216,7 +216,8 @@ def test_run_builds_pushes_and_deploys(env):
 
 def issue_from_a_pod() -> int:
     """One issuance of coupon 1 through the API's Service, by curl in a pod of another namespace
-    (the API's port is open to every namespace): the HTTP status it got."""
+    (the API's port is open to every namespace): the HTTP status it got (0: no answer; curl's
+    errors are in build/skaffold/issue-from-a-pod.log)."""
     api = f"{RELEASE}-coupon-api"
     ref = next(
         e["valueFrom"]["secretKeyRef"]
@@ -228,11 +229,13 @@ def issue_from_a_pod() -> int:
     probe_ns, pod = f"{NS}-probe", "issue"
     kubectl("create", "namespace", probe_ns, check=False)
     url = f"http://{api}.{NS}.svc:8080/api/v1/coupons/1/issuances"
+    # A new pod's first connections can be refused until the node's firewall knows its address
+    # (network_paths.new_pod_first_connect_by_label in the cluster report): curl retries for a minute.
     command = [
         "sh",
         "-c",
-        'curl -s -o /dev/null -w "%{http_code}" --retry 5 '
-        '--retry-all-errors --max-time 30 -X POST -H "Authorization: Bearer '
+        'curl -sS -o /dev/null -w "\\nstatus=%{http_code}\\n" --retry 20 --retry-delay 3 --retry-all-errors '
+        '--connect-timeout 5 --max-time 20 -X POST -H "Authorization: Bearer '
         f'{token}" -H "Content-Type: application/json" -d "{{}}" {url}',
     ]
     manifest = hardened_pod(pod, probe_ns, f"{REGISTRY}/curlimages/curl:local", command, uid=10001)
@@ -242,7 +245,10 @@ def issue_from_a_pod() -> int:
         while kubectl_json("-n", probe_ns, "get", "pod", pod)["status"].get("phase") not in ("Succeeded", "Failed"):
             assert time.monotonic() < deadline, "the issuing pod did not finish within 300 s"
             time.sleep(2)
-        return int(kubectl("-n", probe_ns, "logs", pod).stdout.strip() or 0)
+        log = kubectl("-n", probe_ns, "logs", pod).stdout
+        (OUT / "issue-from-a-pod.log").write_text(log)
+        statuses = re.findall(r"status=(\d+)", log)
+        return int(statuses[-1]) if statuses else 0
     finally:
         kubectl("delete", "namespace", probe_ns, "--wait=false", check=False)
 
