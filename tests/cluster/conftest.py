@@ -39,8 +39,13 @@ class Report:
         }
         self.events: list[tuple[float, str]] = []
 
+    @staticmethod
+    def now() -> float:
+        """Seconds since the run started, the clock of event()."""
+        return time.monotonic() - START
+
     def event(self, what: str) -> float:
-        t = time.monotonic() - START
+        t = self.now()
         self.events.append((t, what))
         print(f"[{t:7.1f} s] {what}", flush=True)
         return t

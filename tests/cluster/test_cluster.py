@@ -1022,7 +1022,7 @@ def test_keda_scales_the_consumer_on_lag(report):
         active = any(c["type"] == "Active" and c["status"] == "True" for c in so["status"].get("conditions", []))
         desired = kubectl_json("-n", NS, "get", "hpa", f"keda-hpa-{CONSUMER}")["status"].get("desiredReplicas", 0)
         done = rows(1, mine)
-        timeline.append((round(time.time() - t_start, 1), len(pods), desired, lag or 0.0, done))
+        timeline.append((round(report.now() - t_start, 1), len(pods), desired, lag or 0.0, done))
         for key, cond, text in [
             ("lag", lag is not None and lag > threshold, f"lag {lag or 0:.0f} above the threshold {threshold:.0f}"),
             ("active", active, "ScaledObject Active"),
@@ -1044,6 +1044,7 @@ def test_keda_scales_the_consumer_on_lag(report):
     drawn = keda_report(timeline, marks, t_start, a)
     keda["report"] = str(drawn)
     assert drawn.read_text().count("<polyline") == 4, f"{drawn}: a series is missing"
+    assert 0 <= timeline[0][0] < timeline[-1][0] <= SLOW + 60, f"{drawn}: seconds off the step's clock"
     code, summaries, logs = k6_result("backlog", 60)
     assert code == 0, logs[-3000:]
     assert summaries and summaries[0]["accepted"] == backlog, summaries
