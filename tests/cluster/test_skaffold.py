@@ -230,10 +230,10 @@ def issue_from_a_pod() -> int:
     kubectl("create", "namespace", probe_ns, check=False)
     url = f"http://{api}.{NS}.svc:8080/api/v1/coupons/1/issuances"
     # A new pod's first connections can be refused until the node's firewall knows its address
-    # (network_paths.new_pod_first_connect_by_label in the cluster report), and the new release's
-    # Kafka may still be settling (503): those two are retried every 3 s for a minute; any other
-    # answer is final. Every answer is logged with its body (curl's own --retry cannot rewind an
-    # output it already wrote to).
+    # (network_paths.new_pod_first_connect_by_label in the cluster report), and a new release's API
+    # answers 503 while it rebuilds the state of a coupon the stores already hold: those two are
+    # retried every 3 s for a minute; any other answer is final. Every answer is logged with its
+    # body (curl's own --retry cannot rewind an output it already wrote to).
     request = (
         "curl -sS --connect-timeout 5 --max-time 20 -w '\\nstatus=%{http_code}\\n' -X POST "
         f"-H 'Authorization: Bearer {token}' -H 'Content-Type: application/json' -d '{{}}' {url}"
