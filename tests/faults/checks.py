@@ -375,8 +375,8 @@ def refusals(run, requests):
 
 
 # Issue #42's recovery targets, reported with each scenario (met or missed), not judged: a lost broker
-# still costs its session timeout and the units held after it (docs/reliability.md, "Recovery in
-# seconds").
+# still costs its session timeout and the units held after it (docs/reliability.md, "What sets
+# the recovery figures").
 TARGETS = {
     "kafka-broker": [("users refused for <= 5 s", "refused_s", 5), ("first 202 <= 5 s", "first_202_s", 5)],
     "redis-failover": [("writes resume <= 10 s after the kill", "first_202_s", 10)],
