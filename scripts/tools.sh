@@ -285,7 +285,10 @@ tool_strimzi() {
   local flags=(-B -q -Dmaven.test.skip=true -Dmaven.compiler.fork=true -Dlombok.version=1.18.42
     -Dfabric8.openshift-client.version=7.7.0 -Dfabric8.kubernetes-client.version=7.7.0
     -Dfabric8.kubernetes-model.version=7.7.0 -Dfabric8.zjsonpatch.version=7.7.0
-    -Dmaven.javadoc.skip=true -Dspotbugs.skip=true -Djacoco.skip=true)
+    -Dmaven.javadoc.skip=true -Dspotbugs.skip=true -Djacoco.skip=true
+    # a local repository of its own: this build runs beside the services' Maven builds (scripts/test.sh),
+    # and it installs Strimzi's own modules, which the services never need
+    "-Dmaven.repo.local=$dir.m2")
   rm -rf "$dir"; mkdir -p "$dir"; cp -r "$src/." "$dir"; chmod -R u+w "$dir"
   # test-scoped dependencies are skipped with the tests, and two of them are not on Maven Central
   python3 "$ROOT/scripts/strimzi-pom.py" notest "$dir" cluster-operator topic-operator user-operator
@@ -309,7 +312,8 @@ for v in yaml.safe_load(open(sys.argv[1])):
     && "${mvn[@]}" "${flags[@]}" clean package -pl cluster-operator,topic-operator,user-operator,kafka-init,kafka-agent,tracing-agent -am \
     && "${mvn[@]}" "${flags[@]}" dependency:copy-dependencies -pl kafka-agent -DincludeScope=provided \
          -DoutputDirectory="$dir/agent-provided" \
-    && "${mvn[@]}" -B -q -f docker-images/artifacts/kafka-thirdparty-libs/4.3.x/pom.xml dependency:copy-dependencies \
+    && "${mvn[@]}" -B -q "-Dmaven.repo.local=$dir.m2" -f docker-images/artifacts/kafka-thirdparty-libs/4.3.x/pom.xml \
+         dependency:copy-dependencies \
          -DoutputDirectory="$dir/thirdparty")
   rm -rf "$out.tmp"; mkdir -p "$out.tmp/operator" "$out.tmp/kafka-libs/strimzi"
   for m in topic-operator user-operator kafka-init cluster-operator; do
@@ -319,7 +323,7 @@ for v in yaml.safe_load(open(sys.argv[1])):
      "$dir/tracing-agent/target/tracing-agent-$STRIMZI_VERSION.jar" "$out.tmp/kafka-libs/strimzi/"
   mv "$dir/thirdparty" "$dir/agent-provided" "$out.tmp/kafka-libs/"
   touch "$out.tmp/.complete"
-  rm -rf "$out"; mv "$out.tmp" "$out"; rm -rf "$dir"
+  rm -rf "$out"; mv "$out.tmp" "$out"; rm -rf "$dir" "$dir.m2"
   ln -sfn "$out" "$link"
   log "built Strimzi $STRIMZI_VERSION in $((SECONDS - t0)) s"
 }
