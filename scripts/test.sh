@@ -17,14 +17,15 @@ trap cleanup EXIT INT TERM
 
 # The node's own Go tools (scripts/tools.sh node-go), Strimzi (Maven) and skaffold take minutes to
 # build where nothing is cached. Only test-cluster needs them, so they build from the start in the CPU
-# time the other stages leave idle (SCHED_IDLE: any other runnable task goes first), in two chains so
-# that one's downloads and links leave the CPU to the other's compiles. Each tool builds under its own
-# lock, so test-cluster's `tools.sh node` takes over whatever is left, or finds it built.
+# time and disk the other stages leave idle (SCHED_IDLE and the idle I/O class: any other task goes
+# first), in two chains so that one's downloads and links leave the CPU to the other's compiles. Each
+# tool builds under its own lock, so test-cluster's `tools.sh node` takes over whatever is left, or
+# finds it built.
 background=()
 if [[ " $STAGES " == *" test-cluster "* ]] && [ "${TOOLS_BACKGROUND:-1}" = 1 ] && command -v chrt >/dev/null; then
   for chain in "node-go" "strimzi skaffold"; do
     # shellcheck disable=SC2086 # a chain is a list of tools
-    chrt --idle 0 setsid scripts/tools.sh $chain > "build/node-tools-${chain%% *}.log" 2>&1 &
+    chrt --idle 0 ionice -c 3 setsid scripts/tools.sh $chain > "build/node-tools-${chain%% *}.log" 2>&1 &
     background+=("$!")
     echo "building the node's tools ($chain) in idle CPU time (pid $!, log build/node-tools-${chain%% *}.log)"
   done
