@@ -13,7 +13,11 @@ cleanup() {
   [ -d .run/cluster ] && make --no-print-directory cluster-down >/dev/null 2>&1
   true
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+# Interrupted (Ctrl-C, or CI's time limit): stop here; the EXIT trap cleans up. A trap that only
+# cleaned up would let the loop go on to the next stage.
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 # The node's own Go tools (scripts/tools.sh node-go), Strimzi (Maven) and skaffold take minutes to
 # build where nothing is cached. Only test-cluster needs them, so they build from the start in the CPU
