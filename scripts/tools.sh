@@ -279,16 +279,16 @@ tool_strimzi() {
   local t0=$SECONDS dir="$CACHE/build/strimzi-$STRIMZI_VERSION" m
   local jdk=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64} mvn=(mvn)
   command -v mvn >/dev/null || mvn=("$ROOT/services/mvnw")
+  # a local repository of its own: this build runs beside the services' Maven builds (scripts/test.sh),
+  # and it installs Strimzi's own modules, which the services never need
+  local repo="-Dmaven.repo.local=$dir.m2"
   # the CRD generator runs `java` from the PATH; javac 23+ runs class-path annotation processors only
   # when asked (-proc:full); lombok 1.18.32 fails on JDK 25; fabric8 7.8.0's openshift client needs
   # packages Maven Central does not serve (7.7.0 resolves)
   local flags=(-B -q -Dmaven.test.skip=true -Dmaven.compiler.fork=true -Dlombok.version=1.18.42
     -Dfabric8.openshift-client.version=7.7.0 -Dfabric8.kubernetes-client.version=7.7.0
     -Dfabric8.kubernetes-model.version=7.7.0 -Dfabric8.zjsonpatch.version=7.7.0
-    -Dmaven.javadoc.skip=true -Dspotbugs.skip=true -Djacoco.skip=true
-    # a local repository of its own: this build runs beside the services' Maven builds (scripts/test.sh),
-    # and it installs Strimzi's own modules, which the services never need
-    "-Dmaven.repo.local=$dir.m2")
+    -Dmaven.javadoc.skip=true -Dspotbugs.skip=true -Djacoco.skip=true "$repo")
   rm -rf "$dir"; mkdir -p "$dir"; cp -r "$src/." "$dir"; chmod -R u+w "$dir"
   # test-scoped dependencies are skipped with the tests, and two of them are not on Maven Central
   python3 "$ROOT/scripts/strimzi-pom.py" notest "$dir" cluster-operator topic-operator user-operator
@@ -312,7 +312,7 @@ for v in yaml.safe_load(open(sys.argv[1])):
     && "${mvn[@]}" "${flags[@]}" clean package -pl cluster-operator,topic-operator,user-operator,kafka-init,kafka-agent,tracing-agent -am \
     && "${mvn[@]}" "${flags[@]}" dependency:copy-dependencies -pl kafka-agent -DincludeScope=provided \
          -DoutputDirectory="$dir/agent-provided" \
-    && "${mvn[@]}" -B -q "-Dmaven.repo.local=$dir.m2" -f docker-images/artifacts/kafka-thirdparty-libs/4.3.x/pom.xml \
+    && "${mvn[@]}" -B -q "$repo" -f docker-images/artifacts/kafka-thirdparty-libs/4.3.x/pom.xml \
          dependency:copy-dependencies \
          -DoutputDirectory="$dir/thirdparty")
   rm -rf "$out.tmp"; mkdir -p "$out.tmp/operator" "$out.tmp/kafka-libs/strimzi"

@@ -89,15 +89,24 @@ def rows(coupon: int, users: str = "%") -> int:
         return total
 
 
-def wait_until(what: str, predicate, timeout: float = SLOW, every: float = 1.0):
+def poll(predicate, timeout: float, every: float = 1.0) -> tuple[bool, object]:
+    """(True, its value) once the predicate returns a truthy value within the timeout; else (False,
+    its last value)."""
     deadline = time.monotonic() + timeout
     last = None
     while time.monotonic() < deadline:
         last = predicate()
         if last:
-            return last
+            return True, last
         time.sleep(every)
-    pytest.fail(f"{what}: not within {timeout:.0f} s (last: {last!r})")
+    return False, last
+
+
+def wait_until(what: str, predicate, timeout: float = SLOW, every: float = 1.0):
+    held, last = poll(predicate, timeout, every)
+    if not held:
+        pytest.fail(f"{what}: not within {timeout:.0f} s (last: {last!r})")
+    return last
 
 
 def deployment_ready(name: str) -> bool:
@@ -1239,23 +1248,6 @@ def _broker_back(pod: str, old_uid: str):
     return lambda: (lambda uid: uid if uid and uid != old_uid else None)(_ready(NS, pod))
 
 
-def _poll(predicate, timeout: float, every: float = 2.0) -> bool:
-    """True once the predicate holds within the timeout; False when it never did (no failure)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(every)
-    return False
-
-
-def podset_of(pod: str) -> str:
-    """The StrimziPodSet a Kafka pod belongs to (its name for the node pool: <cluster>-<pool>)."""
-    pool = kubectl_json("-n", NS, "get", "kafkanodepools")["items"]
-    names = [f"{KAFKA}-{p['metadata']['name']}" for p in pool]
-    return next(n for n in names if pod.startswith(n + "-"))
-
-
 def test_faults_broker_then_operator_under_load(report):
     """Under load (a k6 Job at a constant arrival rate on coupon 4): a broker pod is deleted, and
     Strimzi's pod set controller brings it back; then the operator's pod is deleted, and while it is
@@ -1304,12 +1296,21 @@ def test_faults_broker_then_operator_under_load(report):
     def absent() -> bool:
         return kubectl("-n", NS, "get", "pod", second, check=False).returncode != 0
 
-    nudged = not _poll(back, BROKER_BACK_S) and absent()
+    nudged = not poll(back, BROKER_BACK_S, 2)[0] and absent()
     if nudged:
-        podset = podset_of(second)
-        report.event(f"faults: {second} still absent {BROKER_BACK_S} s after the operator: pod set {podset} touched")
+        # Every pod set of the cluster carries its strimzi.io/cluster and kind labels (the controller
+        # finds the Kafka by them).
+        selector = f"strimzi.io/cluster={KAFKA},strimzi.io/kind=Kafka"
+        report.event(f"faults: {second} still absent {BROKER_BACK_S} s after the operator: pod sets touched")
         kubectl(
-            "-n", NS, "annotate", "strimzipodset", podset, f"coupon-event.io/touched={int(time.time())}", "--overwrite"
+            "-n",
+            NS,
+            "annotate",
+            "strimzipodset",
+            "-l",
+            selector,
+            f"coupon-event.io/touched={int(time.time())}",
+            "--overwrite",
         )
     wait_until(f"{second} back and Ready", back, SLOW, 2)
     faults["operator_pod"] = {
