@@ -22,12 +22,13 @@ trap 'exit 143' TERM
 # The node's own Go tools (scripts/tools.sh node-go), Strimzi (Maven) and skaffold take minutes to
 # build where nothing is cached. Only test-cluster needs them, so they build from the start in the CPU
 # time and disk the other stages leave idle (SCHED_IDLE and the idle I/O class: any other task goes
-# first), in two chains so that one's downloads and links leave the CPU to the other's compiles. Each
-# tool builds under its own lock, so test-cluster's `tools.sh node` takes over whatever is left, or
-# finds it built.
+# first), in two chains so that one's downloads and links leave the CPU to the other's compiles.
+# Skaffold comes last: test-cluster needs it only for its last file (tests/cluster/run.sh), so it must
+# not take CPU time from the tools the node needs to start. Each tool builds under its own lock, so
+# test-cluster's `tools.sh node` takes over whatever is left, or finds it built.
 background=()
 if [[ " $STAGES " == *" test-cluster "* ]] && [ "${TOOLS_BACKGROUND:-1}" = 1 ] && command -v chrt >/dev/null; then
-  for chain in "node-go" "strimzi skaffold"; do
+  for chain in "node-go skaffold" "strimzi"; do
     # shellcheck disable=SC2086 # a chain is a list of tools
     chrt --idle 0 ionice -c 3 setsid scripts/tools.sh $chain > "build/node-tools-${chain%% *}.log" 2>&1 &
     background+=("$!")

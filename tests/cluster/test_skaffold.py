@@ -52,6 +52,8 @@ JAVA_BASE = ROOT / "build" / "cluster" / "images" / "java-base.tar"
 # The change the dev loop must pick up: a resource of coupon-api (git-ignored, removed afterwards).
 CHANGE = ROOT / "services" / "coupon-api" / "src" / "main" / "resources" / "skaffold-dev-change.txt"
 SLOW = int(os.environ.get("CLUSTER_STEP_TIMEOUT", "900"))
+# skaffold builds from source while test_cluster.py runs (tests/cluster/run.sh): minutes on a slow host
+SKAFFOLD_BUILD_WAIT = 1800
 RUN = str(int(time.time()))
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -71,10 +73,28 @@ def write_report() -> None:
     (OUT / "report.json").write_text(json.dumps({"skaffold": FIGURES}, indent=2) + "\n")
 
 
+def wait_for_skaffold_build() -> None:
+    """tests/cluster/run.sh builds skaffold while test_cluster.py runs and writes the build's exit
+    status to SKAFFOLD_BUILD_RC; without that variable the binary is expected in place."""
+    rc_file = os.environ.get("SKAFFOLD_BUILD_RC")
+    if not rc_file:
+        return
+    rc_path = Path(rc_file)
+    deadline = time.monotonic() + SKAFFOLD_BUILD_WAIT
+    while not rc_path.exists():
+        assert time.monotonic() < deadline, f"skaffold's build did not end within {SKAFFOLD_BUILD_WAIT} s"
+        time.sleep(5)
+    rc = rc_path.read_text().strip()
+    log = rc_path.with_name("skaffold-build.log")
+    tail = log.read_text()[-2000:] if log.exists() else ""
+    assert rc == "0", f"scripts/tools.sh skaffold exited {rc}: {tail}"
+
+
 @pytest.fixture(scope="module")
 def env() -> dict:
     """Skaffold's environment: the event profile's parameters, Jib's base image, and a global config
     and artifact cache of this run's own (no prompts, no update check, nothing of ~/.skaffold)."""
+    wait_for_skaffold_build()
     assert SKAFFOLD.exists(), f"{SKAFFOLD} missing: scripts/tools.sh skaffold"
     assert JAVA_BASE.exists(), f"{JAVA_BASE} missing: k8s/node/event-images.sh build"
     OUT.mkdir(parents=True, exist_ok=True)
