@@ -35,7 +35,7 @@ APT_PACKAGES=(
 )
 # The browser test's headless browser (tests/browser, driven by Playwright as an executable, never a
 # downloaded one), and a Korean font for the page's Korean texts in its screenshots.
-BROWSER_APT_PACKAGES=("chromium=156.0.8078.108-1~deb12u1" "fonts-nanum=20200506-1")
+BROWSER_APT_PACKAGES=("chromium=156.0.8078.129-1~deb12u1" "fonts-nanum=20200506-1")
 # The single-node cluster's runtime: containerd's CRI, runc (crun refuses this host's hybrid
 # cgroups), the CNI bridge plugins, and iptables for kube-proxy and the bridge's masquerading.
 NODE_APT_PACKAGES=(
@@ -356,17 +356,37 @@ tool_apt() { apt_install "${APT_PACKAGES[@]}"; }
 tool_node_apt() { apt_install "${NODE_APT_PACKAGES[@]}"; }
 tool_browser() { apt_install "${BROWSER_APT_PACKAGES[@]}"; }
 apt_install() {
-  local missing=() p
+  local missing=() p installed
   for p in "$@"; do
-    dpkg-query -W -f='${Version}' "${p%%=*}" 2>/dev/null | grep -qxF "${p#*=}" || missing+=("$p")
+    installed=$(dpkg-query -W -f='${Version}' "${p%%=*}" 2>/dev/null || true)
+    [ "$installed" = "${p#*=}" ] || { [ -n "$installed" ] && [ "$(apt_version "$p" 2>/dev/null)" = "$installed" ]; } \
+      || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
-  log "apt-get install ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
   # Debian's packages try to start services; there is no init system here and we start our own.
   printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d; chmod +x /usr/sbin/policy-rc.d
   apt-get update -qq >/dev/null
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  local wanted=() v
+  for p in "${missing[@]}"; do v=$(apt_version "$p") || return 1; wanted+=("${p%%=*}=$v"); done
+  log "apt-get install ${wanted[*]}"
+  apt-get install -y -qq --no-install-recommends "${wanted[@]}" >/dev/null
+}
+# apt_version NAME=VERSION: the version to install. Debian's security archive serves only the newest
+# build of a package it has updated (Chromium's builds replace each other every few weeks): a pinned
+# version the archive no longer serves gives way to the release's candidate, said in the log, rather
+# than failing every fresh machine.
+apt_version() {
+  local name=${1%%=*} pin=${1#*=} candidate
+  if apt-cache madison "$name" | awk -F'|' '{gsub(/ /, "", $2); print $2}' | grep -qxF "$pin"; then
+    echo "$pin"; return 0
+  fi
+  candidate=$(apt-cache policy "$name" | sed -n 's/^ *Candidate: //p')
+  if [ -z "$candidate" ] || [ "$candidate" = "(none)" ]; then
+    log "$name: neither $pin nor any other version is served"; return 1
+  fi
+  log "$name $pin is no longer served (a security update replaced it): $candidate instead"
+  echo "$candidate"
 }
 tool_promtool() {
   tool_apt
