@@ -259,12 +259,16 @@ def backlog_drained(run, res):
     ]
 
 
+# coupon.reconciler.stale-after, the API's default (services/coupon-api/src/main/resources/application.yaml)
+STALE_AFTER_S = 36
+
+
 def stale_released(run, res):
     n = res.get("reconciler", {}).get("release_stale", 0)
     back = res["lag_recovered_s"]
     restart = run.mark_time("restored") - run.mark_time("fault") if run.mark_time("restored") else None
-    # the reconciler's period: a reservation is stale 30 s after it was made, runs every 2 s
-    bound = (restart or 0) + 30 + 2 + 10
+    # the reconciler's period: a reservation is stale STALE_AFTER_S after it was made, runs every 2 s
+    bound = (restart or 0) + STALE_AFTER_S + 2 + 10
     return [
         (
             "the kill stranded reservations, the reconciler released them",
@@ -274,8 +278,8 @@ def stale_released(run, res):
         (
             "within the reconciler's period",
             back is not None and back <= bound,
-            f"stock back {back} s after the kill (bound: restart {restart and round(restart, 1)} s + 30 s stale-after "
-            f"+ 2 s interval + 10 s)",
+            f"stock back {back} s after the kill (bound: restart {restart and round(restart, 1)} s "
+            f"+ {STALE_AFTER_S} s stale-after + 2 s interval + 10 s)",
         ),
     ]
 

@@ -5,10 +5,12 @@ summaries report them."""
 import pathlib
 
 import pytest
+import yaml
 
 import harness_profile as hp
 
-LOCAL = pathlib.Path(__file__).resolve().parents[2] / "local"
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+LOCAL = ROOT / "local"
 
 # What a service reads from its environment: a profile line of these names changes its behaviour.
 SERVICE_SETTINGS = ("COUPON_", "SPRING_", "SERVER_", "MANAGEMENT_")
@@ -63,3 +65,6 @@ def test_the_product_profiles_failure_detection_is_the_charts():
         "REDIS_CLUSTER_NODE_TIMEOUT_MS",
     ):
         assert s[name]["kind"] == "chart", name
+    strimzi = yaml.safe_load((ROOT / "values.yaml").read_text())["kafka"]["strimzi"]
+    assert int(s["KAFKA_BROKER_SESSION_TIMEOUT_MS"]["value"]) == strimzi["brokerSessionTimeoutMs"]
+    assert int(s["KAFKA_BROKER_HEARTBEAT_INTERVAL_MS"]["value"]) == strimzi["brokerHeartbeatIntervalMs"]

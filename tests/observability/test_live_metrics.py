@@ -81,7 +81,7 @@ def issue(coupon, user, attempts=75):
     A shed answer can be ambiguous: a Redis command that timed out on the client may still have
     reserved, and the retry then answers 409 until the reconciler releases the stale reservation.
     A timed-out send also holds its slot (503 "held" for the last coupons) until the reconciler
-    settles it after stale-after (30 s): the attempts outlast that."""
+    settles it after stale-after (36 s): the attempts outlast that."""
     for _ in range(attempts):
         status, _ = call("POST", f"{API}/api/v1/coupons/{coupon}/issuances", user, body={})
         if status != 503:

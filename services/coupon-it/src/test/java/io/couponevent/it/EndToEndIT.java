@@ -66,10 +66,7 @@ class EndToEndIT {
 	private static ServiceProcess startApi() throws Exception {
 		Map<String, String> env = common(API_PORT, API_MANAGEMENT_PORT);
 		env.put("SPRING_DATA_REDIS_CLUSTER_NODES", String.join(",", Harness.redisNodes()));
-		// Short enough for a test to watch the reconciler release what a killed process
-		// left behind.
 		env.put("COUPON_RECONCILER_INTERVAL", "1s");
-		env.put("COUPON_RECONCILER_STALE_AFTER", "5s");
 		// The admission bound for a 2-core box that also runs Kafka, Redis and MariaDB
 		// (as local/services.sh sets it): more in flight made Redis and Kafka calls
 		// outlast their timeouts.
@@ -77,7 +74,14 @@ class EndToEndIT {
 		// On a starved shared box a young collection can take seconds (one GC thread
 		// among many runnable ones): a 2 s send bound would turn most sends into
 		// compensations there.
-		env.put("COUPON_ISSUANCE_SEND_TIMEOUT", System.getProperty("it.api.send-timeout", "10s"));
+		String sendTimeout = System.getProperty("it.api.send-timeout", "10s");
+		env.put("COUPON_ISSUANCE_SEND_TIMEOUT", sendTimeout);
+		env.put("COUPON_ISSUANCE_DELIVERY_TIMEOUT", sendTimeout);
+		// Short enough for a test to watch the reconciler release what a killed process
+		// left behind: the delivery timeout and no commit lag (no broker here stalls as a
+		// slow follower for long), where a pod's covers the brokers' 30 s.
+		env.put("COUPON_RECONCILER_COMMIT_LAG", "0s");
+		env.put("COUPON_RECONCILER_STALE_AFTER", sendTimeout);
 		ServiceProcess process = new ServiceProcess("coupon-api", "it.api.jar", API_MANAGEMENT_PORT, env).start();
 		process.awaitReady(Harness.serviceStartTimeout());
 		return process;
@@ -212,7 +216,7 @@ class EndToEndIT {
 		api = startApi();
 
 		// Whatever the killed process reserved but never sent is released after
-		// stale-after (5s).
+		// stale-after (the send timeout here).
 		sellOut(coupon, quantity, "kill-late-" + coupon);
 		assertThat(DB.rows(coupon)).as("sold out exactly: no stranded stock").isEqualTo(quantity);
 		assertThat(DB.users(coupon)).containsAll(during.accepted());

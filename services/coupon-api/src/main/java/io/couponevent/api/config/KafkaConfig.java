@@ -33,15 +33,20 @@ class KafkaConfig {
 	}
 
 	/**
-	 * Bounds every blocking point of the producer by
-	 * {@code coupon.issuance.send-timeout}: a record the request gave up on should not be
-	 * delivered much later (it has been compensated by then).
+	 * The producer's time bounds: the blocking {@code send} and each request within
+	 * {@code coupon.issuance.send-timeout}, so a request stuck on a lost broker is
+	 * retried on the partition's next leader; delivery within
+	 * {@code coupon.issuance.delivery-timeout}, so a record whose request gave up (its
+	 * slot held by the compensation) still lands once Kafka has fenced the lost broker,
+	 * rather than expiring unsent while its unit stays held until the reconciler's
+	 * {@code stale-after}.
 	 */
 	@Bean
 	DefaultKafkaProducerFactoryCustomizer producerTimeouts(IssuanceProperties issuance) {
 		long timeout = issuance.sendTimeout().toMillis();
+		long delivery = issuance.deliveryTimeout().toMillis();
 		return factory -> factory.updateConfigs(Map.<String, Object>of(ProducerConfig.MAX_BLOCK_MS_CONFIG,
-				Math.max(100, timeout / 2), ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) Math.max(1000, timeout),
+				Math.max(100, timeout / 2), ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) Math.max(1000, delivery),
 				ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) Math.max(500, timeout - 200)));
 	}
 

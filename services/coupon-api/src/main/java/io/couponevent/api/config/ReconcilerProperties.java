@@ -16,10 +16,13 @@ import org.springframework.validation.annotation.Validated;
  * consumer has processed every record (an offset barrier), and absent from MySQL, belongs
  * to a process that died between reserve and send: it is released
  * @param lockTtl how long one instance holds the Redis lock
+ * @param commitLag how long after its append a record can still commit: the brokers'
+ * {@code replica.lag.time.max.ms} (Kafka's own 30 s), behind a slow follower that stays
+ * in the ISR; {@code staleAfter} must cover it after the producer's delivery timeout
  */
 @Validated
 @ConfigurationProperties("coupon.reconciler")
 public record ReconcilerProperties(@DefaultValue("true") boolean enabled,
-		@NotNull @DefaultValue("2s") Duration interval, @NotNull @DefaultValue("30s") Duration staleAfter,
-		@NotNull @DefaultValue("30s") Duration lockTtl) {
+		@NotNull @DefaultValue("2s") Duration interval, @NotNull @DefaultValue("36s") Duration staleAfter,
+		@NotNull @DefaultValue("30s") Duration lockTtl, @NotNull @DefaultValue("30s") Duration commitLag) {
 }

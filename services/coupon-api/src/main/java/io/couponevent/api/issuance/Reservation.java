@@ -24,19 +24,36 @@ public record Reservation(String userId, int slot, Instant reservedAt, Instant r
 
 	/**
 	 * Field prefix of a held slot: a compensated send that may still land keeps its slot
-	 * under a placeholder instead of a user. The unit separator cannot start a JWT
-	 * {@code sub} (the security configuration refuses control characters), so a
-	 * placeholder never collides with a user.
+	 * under a placeholder instead of a user, {@code "\u001Fheld:<slot>:<userId>"}. The
+	 * unit separator cannot start a JWT {@code sub} (the security configuration refuses
+	 * control characters), so a placeholder never collides with a user.
 	 */
 	public static final String HELD_PREFIX = "\u001Fheld:";
 
-	public static String heldField(int slot) {
-		return HELD_PREFIX + slot;
+	/**
+	 * The placeholder of {@code userId}'s slot: the user is named so the reconciler can
+	 * settle it as soon as that user's row shows where their coupon went.
+	 */
+	public static String heldField(int slot, String userId) {
+		return HELD_PREFIX + slot + ":" + userId;
 	}
 
 	/** True for a held slot's placeholder, false for a user's reservation. */
 	public boolean held() {
 		return userId.startsWith(HELD_PREFIX);
+	}
+
+	/**
+	 * The user whose send a placeholder holds, or {@code null} for a user's reservation
+	 * and for a placeholder that names no user ({@code "\u001Fheld:<slot>"}, written by
+	 * an earlier version).
+	 */
+	public String heldFor() {
+		if (!held()) {
+			return null;
+		}
+		int sep = userId.indexOf(':', HELD_PREFIX.length());
+		return sep < 0 ? null : userId.substring(sep + 1);
 	}
 
 	static Reservation parse(String userId, String value) {

@@ -135,7 +135,8 @@ public class ReservationStore {
 	 * user's reservation of that slot.
 	 */
 	public boolean hold(long couponId, Reservation reservation) {
-		return runRelease(couponId, reservation, "hold", Reservation.heldField(reservation.slot()));
+		return runRelease(couponId, reservation, "hold",
+				Reservation.heldField(reservation.slot(), reservation.userId()));
 	}
 
 	/**
@@ -310,6 +311,15 @@ public class ReservationStore {
 	public Optional<Reservation> find(long couponId, String userId) {
 		Object value = redis.opsForHash().get(keys(couponId).issued(), userId);
 		return Optional.ofNullable(value).map(v -> Reservation.parse(userId, v.toString()));
+	}
+
+	/**
+	 * Held slots' placeholders (meta {@code held}): units neither free nor sold until the
+	 * reconciler settles them.
+	 */
+	public long heldCount(long couponId) {
+		Object held = redis.opsForHash().get(keys(couponId).meta(), "held");
+		return held == null ? 0 : Long.parseLong(held.toString());
 	}
 
 	public long issuedCount(long couponId) {

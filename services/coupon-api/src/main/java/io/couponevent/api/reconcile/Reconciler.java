@@ -32,8 +32,9 @@ import org.springframework.stereotype.Component;
  * <li>stale reservations (the process died between reserve and send): released once they
  * were last sent more than {@code stale-after} before a moment up to which the consumer
  * has processed every record, and are absent from MySQL;</li>
- * <li>held slots (a compensated send that may still land): released once MySQL shows it
- * did not, else dropped while its row is adopted;</li>
+ * <li>held slots (a compensated send that may still land): settled at once when MySQL
+ * holds the slot (dropped, its row adopted) or its user's row under another slot (the
+ * slot is free again: the record is that user's second), else released once stale;</li>
  * <li>rows Redis does not know (a compensated send that still landed): adopted; a user
  * whose retry holds another slot than the landed row is repointed to MySQL's slot.</li>
  * </ul>
@@ -88,7 +89,23 @@ class Reconciler {
 		this.rebuilds = rebuilds;
 		this.metrics = metrics;
 		this.properties = properties;
-		this.inFlightGrace = issuance.sendTimeout().plusSeconds(1);
+		this.inFlightGrace = inFlightGrace(issuance, properties);
+	}
+
+	/**
+	 * How long after lost state is found every send that was in flight has ended: the
+	 * producer's delivery timeout and a second. Refuses a {@code stale-after} shorter
+	 * than that timeout plus the commit lag: a held record could then land after its slot
+	 * went to another user.
+	 */
+	static Duration inFlightGrace(IssuanceProperties issuance, ReconcilerProperties reconciler) {
+		Duration least = issuance.deliveryTimeout().plus(reconciler.commitLag());
+		if (reconciler.staleAfter().compareTo(least) < 0) {
+			throw new IllegalStateException("coupon.reconciler.stale-after (" + reconciler.staleAfter()
+					+ ") must be at least coupon.issuance.delivery-timeout + coupon.reconciler.commit-lag (" + least
+					+ ")");
+		}
+		return issuance.deliveryTimeout().plusSeconds(1);
 	}
 
 	/**
@@ -170,8 +187,10 @@ class Reconciler {
 		}
 		// Equal counts can still hide a lost slot number (a user repointed by a late
 		// record), which would strand one unit at the end of the event: the slot
-		// bookkeeping check finds it.
-		if (redisCount == repository.countIssued(id) && store.lostSlots(id) == 0) {
+		// bookkeeping check finds it. They also hide a held slot whose send landed (its
+		// placeholder stands where the row's user belongs), which would answer the last
+		// users "try again" where the answer is "sold out".
+		if (redisCount == repository.countIssued(id) && store.lostSlots(id) == 0 && store.heldCount(id) == 0) {
 			return;
 		}
 		compare(id, settled);

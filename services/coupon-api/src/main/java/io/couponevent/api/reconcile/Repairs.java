@@ -65,7 +65,8 @@ final class Repairs {
 	 * The repairs of one coupon whose Redis and MySQL disagree, in the order to apply
 	 * them: releases and repoints in the order of the reservations, then adoptions.
 	 * Reservations last sent at or after {@code staleBefore} are left alone: their record
-	 * (or a 409's re-send of it) may still be on its way.
+	 * (or a 409's re-send of it) may still be on its way. A held slot is not: it is
+	 * settled at once when MySQL holds its slot or its user's row.
 	 */
 	static List<Repair> plan(List<Reservation> reservations, Collection<IssuedRow> issued, Instant staleBefore) {
 		Map<String, IssuedRow> rows = issued.stream().collect(Collectors.toMap(IssuedRow::userId, Function.identity()));
@@ -74,8 +75,20 @@ final class Repairs {
 		List<Repair> repairs = new ArrayList<>();
 		for (Reservation r : reservations) {
 			inRedis.add(r.userId());
-			IssuedRow row = rows.get(r.userId());
 			boolean reuseSlot = !slotsInMysql.contains(r.slot());
+			if (r.held()) {
+				// Settled as soon as MySQL tells how its send ended: its slot in a row
+				// (it
+				// landed: dropped, the row adopted), or its user's row under another slot
+				// (its record is that user's second, which the consumer never writes: the
+				// slot is free again). Otherwise only staleness tells.
+				String user = r.heldFor();
+				if (!reuseSlot || (user != null && rows.containsKey(user)) || r.lastSent().isBefore(staleBefore)) {
+					repairs.add(new Release(r, reuseSlot));
+				}
+				continue;
+			}
+			IssuedRow row = rows.get(r.userId());
 			if (row == null) {
 				if (r.lastSent().isBefore(staleBefore)) {
 					repairs.add(new Release(r, reuseSlot));

@@ -51,6 +51,16 @@ class ConfigValidationTest {
 	}
 
 	@Test
+	void deliveryTimeoutBelowTheSendTimeout() {
+		runner
+			.withPropertyValues("coupon.security.jwt.jwk-set-uri=http://127.0.0.1:1/jwks",
+					"coupon.issuance.send-timeout=2s", "coupon.issuance.delivery-timeout=1s")
+			.run(ctx -> assertThat(ctx).getFailure()
+				.rootCause()
+				.hasMessageContaining("delivery-timeout must be at least coupon.issuance.send-timeout"));
+	}
+
+	@Test
 	void admissionBoundBelowOne() {
 		runner
 			.withPropertyValues("coupon.security.jwt.jwk-set-uri=http://127.0.0.1:1/jwks",

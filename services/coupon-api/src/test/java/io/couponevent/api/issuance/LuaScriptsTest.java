@@ -242,7 +242,8 @@ class LuaScriptsTest {
 		assertThat(store.issuedCount(c.id())).as("the unit stays taken").isEqualTo(2);
 		Reservation placeholder = store.all(c.id()).stream().filter(Reservation::held).findFirst().orElseThrow();
 		assertThat(placeholder.slot()).isEqualTo(a.slot());
-		assertThat(placeholder.userId()).isEqualTo(Reservation.heldField(a.slot()));
+		assertThat(placeholder.userId()).isEqualTo(Reservation.heldField(a.slot(), "a"));
+		assertThat(placeholder.heldFor()).isEqualTo("a");
 		assertThat(store.lostSlots(c.id())).isZero();
 		// Nothing free, but a held unit may come back: "try again", not "sold out".
 		assertThat(store.reserve(c.id(), "c").outcome()).isEqualTo(Outcome.STOCK_HELD);
@@ -263,7 +264,7 @@ class LuaScriptsTest {
 		store.hold(c.id(), of("a", a));
 		// The send landed (MySQL uses the slot): the placeholder goes, the slot is not
 		// reused...
-		assertThat(store.release(c.id(), heldOf(a), false)).isTrue();
+		assertThat(store.release(c.id(), heldOf("a", a), false)).isTrue();
 		assertThat(store.lostSlots(c.id())).isEqualTo(1);
 		// ...and the landed row is adopted, which accounts for the slot again.
 		Instant t = Instant.now();
@@ -354,7 +355,7 @@ class LuaScriptsTest {
 		// The held send landed: the slot leaves the hash without going back to the free
 		// list, until the reconciler adopts the row. Every slot number is minted, one
 		// unit is unaccounted for: it comes back, so "try again", not "sold out".
-		assertThat(store.release(c.id(), heldOf(a), false)).isTrue();
+		assertThat(store.release(c.id(), heldOf("a", a), false)).isTrue();
 		assertThat(store.issuedCount(c.id())).isEqualTo(1);
 		assertThat(store.reserve(c.id(), "c").outcome()).isEqualTo(Outcome.STOCK_HELD);
 		Instant t = Instant.now();
@@ -401,8 +402,8 @@ class LuaScriptsTest {
 	}
 
 	/** The placeholder a hold of {@code d} left. */
-	private static Reservation heldOf(Decision d) {
-		return new Reservation(Reservation.heldField(d.slot()), d.slot(), d.reservedAt());
+	private static Reservation heldOf(String user, Decision d) {
+		return new Reservation(Reservation.heldField(d.slot(), user), d.slot(), d.reservedAt());
 	}
 
 	@Test

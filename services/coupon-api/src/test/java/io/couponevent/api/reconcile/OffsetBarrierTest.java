@@ -2,12 +2,7 @@ package io.couponevent.api.reconcile;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 
 import io.couponevent.api.issuance.Decision.Outcome;
 import io.couponevent.api.issuance.ReservationStore;
@@ -17,11 +12,6 @@ import io.couponevent.common.kafka.CouponKafkaProperties;
 import io.couponevent.testsupport.Harness;
 import io.couponevent.testsupport.Kafka;
 import io.couponevent.testsupport.Tokens;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -36,7 +26,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * consumer (its own group, committed by hand) and the traffic (one record before each
  * pass); the reconciler's passes are called directly.
  */
-@TestPropertySource(properties = { "coupon.reconciler.stale-after=1s",
+// A stale-after of 1 s needs sends bounded by 1 s and no commit lag to cover
+// (Reconciler.inFlightGrace).
+@TestPropertySource(properties = { "coupon.reconciler.stale-after=1s", "coupon.reconciler.commit-lag=0s",
+		"coupon.issuance.send-timeout=1s", "coupon.issuance.delivery-timeout=1s",
 		"coupon.kafka.consumer-group=reconciler-barrier-${random.uuid}" })
 class OffsetBarrierTest extends ApiServerTest {
 
@@ -58,11 +51,10 @@ class OffsetBarrierTest extends ApiServerTest {
 		assertThat(created.status()).as(created.raw()).isEqualTo(201);
 		// A process that died between reserve and send: in Redis, never in Kafka.
 		assertThat(this.store.reserve(id, "ghost").outcome()).isEqualTo(Outcome.ACCEPTED);
-		try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, Harness.kafkaBootstrap()));
-				Kafka traffic = Kafka.harness()) {
+		try (GroupAtTheEnd group = new GroupAtTheEnd(this.kafka); Kafka traffic = Kafka.harness()) {
 			for (int pass = 0; pass < 4 && this.store.find(id, "ghost").isPresent(); pass++) {
 				// The consumer has kept up with everything so far...
-				commitTheEnd(admin);
+				group.commit();
 				// ...and a new record arrives before the pass: the lag reads 1.
 				traffic.send(this.kafka.topic(), 0, "traffic",
 						("{\"pass\":" + pass + "}").getBytes(StandardCharsets.UTF_8));
@@ -73,25 +65,6 @@ class OffsetBarrierTest extends ApiServerTest {
 		assertThat(this.store.find(id, "ghost")).as("released, though the lag never read 0").isEmpty();
 		assertThat(this.api.issue(id, Tokens.user("next-" + UUID.randomUUID())).status()).as("the unit is sold again")
 			.isEqualTo(202);
-	}
-
-	private void commitTheEnd(Admin admin) throws Exception {
-		Set<TopicPartition> partitions = admin.describeTopics(Set.of(this.kafka.topic()))
-			.allTopicNames()
-			.get(10, TimeUnit.SECONDS)
-			.get(this.kafka.topic())
-			.partitions()
-			.stream()
-			.map((p) -> new TopicPartition(this.kafka.topic(), p.partition()))
-			.collect(Collectors.toSet());
-		Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-		partitions.forEach((tp) -> latest.put(tp, OffsetSpec.latest()));
-		Map<TopicPartition, OffsetAndMetadata> ends = new HashMap<>();
-		admin.listOffsets(latest)
-			.all()
-			.get(10, TimeUnit.SECONDS)
-			.forEach((tp, info) -> ends.put(tp, new OffsetAndMetadata(info.offset())));
-		admin.alterConsumerGroupOffsets(this.kafka.consumerGroup(), ends).all().get(10, TimeUnit.SECONDS);
 	}
 
 }

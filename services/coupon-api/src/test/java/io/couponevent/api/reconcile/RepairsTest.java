@@ -95,17 +95,55 @@ class RepairsTest {
 
 		@Test
 		void whenTheCompensatedSendDidNotLand() {
-			Reservation held = reservation(Reservation.heldField(7), 7, STALE_BEFORE.minusSeconds(5));
+			Reservation held = reservation(Reservation.heldField(7, "user"), 7, STALE_BEFORE.minusSeconds(5));
 			assertThat(held.held()).isTrue();
 			assertThat(Repairs.plan(List.of(held), List.of(), STALE_BEFORE)).containsExactly(new Release(held, true));
 		}
 
 		@Test
+		void notBeforeItIsStaleWhileMysqlCannotTellYet() {
+			Reservation held = reservation(Reservation.heldField(7, "user"), 7, BARRIER);
+			assertThat(Repairs.plan(List.of(held), List.of(row("other", 3)), STALE_BEFORE))
+				.containsExactly(new Adopt(row("other", 3)));
+		}
+
+		@Test
 		void droppedWithoutFreeingTheSlotWhenTheSendLandedAfterAll() {
-			Reservation held = reservation(Reservation.heldField(7), 7, STALE_BEFORE.minusSeconds(5));
+			Reservation held = reservation(Reservation.heldField(7, "late"), 7, STALE_BEFORE.minusSeconds(5));
 			IssuedRow landed = row("late", 7);
 			assertThat(Repairs.plan(List.of(held), List.of(landed), STALE_BEFORE))
 				.containsExactly(new Release(held, false), new Adopt(landed));
+		}
+
+		@Test
+		void atOnceWhenItsSlotIsInMysql() {
+			// A stall's sends time out, then land once the broker is fenced: each unit is
+			// sold, and counting it as held would answer the last users "try again".
+			Reservation held = reservation(Reservation.heldField(7, "late"), 7, BARRIER);
+			IssuedRow landed = row("late", 7);
+			assertThat(Repairs.plan(List.of(held), List.of(landed), STALE_BEFORE))
+				.containsExactly(new Release(held, false), new Adopt(landed));
+		}
+
+		@Test
+		void atOnceAndFreedWhenItsUserHoldsAnotherSlot() {
+			// The user's first send landed as their row; this retry's record is their
+			// second, which the consumer counts as a duplicate and never writes.
+			Reservation retry = reservation(Reservation.heldField(9, "user"), 9, BARRIER);
+			IssuedRow first = row("user", 7);
+			assertThat(Repairs.plan(List.of(retry), List.of(first), STALE_BEFORE))
+				.containsExactly(new Release(retry, true), new Adopt(first));
+		}
+
+		@Test
+		void aPlaceholderNamingNoUserWaitsUntilStale() {
+			// written by an earlier version: "\u001Fheld:<slot>"
+			Reservation legacy = reservation(Reservation.HELD_PREFIX + 9, 9, BARRIER);
+			assertThat(legacy.held()).isTrue();
+			assertThat(legacy.heldFor()).isNull();
+			assertThat(Repairs.plan(List.of(legacy), List.of(), STALE_BEFORE)).isEmpty();
+			Reservation stale = reservation(Reservation.HELD_PREFIX + 9, 9, STALE_BEFORE.minusSeconds(1));
+			assertThat(Repairs.plan(List.of(stale), List.of(), STALE_BEFORE)).containsExactly(new Release(stale, true));
 		}
 
 	}

@@ -141,7 +141,7 @@ class VerdictTest {
 	@Test
 	void aHeldSlotIsStrandedStockUntilSettled() {
 		List<Reservation> reservations = reservations(4);
-		reservations.add(reservation(Reservation.heldField(5), 5));
+		reservations.add(reservation(Reservation.heldField(5, "user-5"), 5));
 		Check stranded = line(soldOut(rows(4), reservations, 0, 5), "no stranded stock");
 		assertThat(stranded.ok()).isFalse();
 		assertThat(stranded.detail()).endsWith("1 held");

@@ -26,8 +26,8 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
  */
 class ApiExceptionHandlerTest {
 
-	private final ApiExceptionHandler handler = new ApiExceptionHandler(
-			new IssuanceProperties(Duration.ofSeconds(2), Duration.ofSeconds(3), 1, Duration.ZERO));
+	private final ApiExceptionHandler handler = new ApiExceptionHandler(new IssuanceProperties(Duration.ofSeconds(2),
+			Duration.ofSeconds(6), Duration.ofSeconds(3), 1, Duration.ZERO));
 
 	@Test
 	void couponIdAndCouponErrors() {

@@ -27,7 +27,8 @@ class IssuanceAdmissionFilterTest {
 
 	/** One turn; {@code wait} for it; 503s suggest {@code retryAfter}. */
 	private static IssuanceAdmissionFilter filter(Duration wait, Duration retryAfter, SimpleMeterRegistry registry) {
-		return new IssuanceAdmissionFilter(new IssuanceProperties(Duration.ofSeconds(2), retryAfter, 1, wait),
+		return new IssuanceAdmissionFilter(
+				new IssuanceProperties(Duration.ofSeconds(2), Duration.ofSeconds(6), retryAfter, 1, wait),
 				JsonMapper.builder().build(), registry);
 	}
 
