@@ -596,14 +596,22 @@ def test_refused_credentials_restart_the_consumer(report):
     wrote a new one: a rotation, or two reconciliations racing at the user's creation) only a
     restart reads the Secret again. The consumer is given a wrong password: after
     KafkaHealthIndicator.REFUSED_BOUND without an answer its liveness goes BROKEN and the kubelet
-    restarts it. Then the Deployment is rolled back and the consumer is Ready again."""
+    restarts it (the patched pod's liveness threshold is 1, so the restart follows the first BROKEN
+    answer rather than the test event's slow-host threshold of 6). Then the Deployment is rolled
+    back and the consumer is Ready again."""
     figures = report.figures["kafka_auth"]
     deploy = kubectl_json("-n", NS, "get", "deployment", CONSUMER)
     container = deploy["spec"]["template"]["spec"]["containers"][0]["name"]
     jaas = 'org.apache.kafka.common.security.scram.ScramLoginModule required username="{}" password="wrong";'
     user = f"{KAFKA}-consumer"
     wrong = {"name": "SPRING_KAFKA_PROPERTIES_SASL_JAAS_CONFIG", "value": jaas.format(user), "valueFrom": None}
-    patch = {"spec": {"template": {"spec": {"containers": [{"name": container, "env": [wrong]}]}}}}
+    patch = {
+        "spec": {
+            "template": {
+                "spec": {"containers": [{"name": container, "env": [wrong], "livenessProbe": {"failureThreshold": 1}}]}
+            }
+        }
+    }
     t0 = report.event("consumer given a wrong Kafka password")
     kubectl("-n", NS, "patch", "deployment", CONSUMER, "--type", "strategic", "-p", json.dumps(patch))
 
