@@ -2,7 +2,7 @@
 # make demo: a real first-come-first-served coupon event on this machine, start to finish.
 #   1. installs what is missing (pinned apt packages, k6; the Kafka jars come with local/infra.sh)
 #   2. builds both services (make build)
-#   3. starts Redis Cluster (6 nodes), 3 Kafka brokers, MariaDB, then coupon-api, coupon-consumer and
+#   3. starts Redis Cluster (9 nodes), 3 Kafka brokers, MariaDB, then coupon-api, coupon-consumer and
 #      coupon-waiting-room with the chart's configuration: the profile "product"
 #      (local/profiles/product.env, HARNESS_PROFILE) lists where the harness still differs from a
 #      pod, and why; the summary prints it

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Local infrastructure harness: Redis Cluster (6 nodes), 3-node KRaft Kafka, MariaDB, all on
+# Local infrastructure harness: Redis Cluster (9 nodes), 3-node KRaft Kafka, MariaDB, all on
 # HARNESS_HOST (127.0.0.1) at the contract ports + PORT_OFFSET, state under RUN_DIR (default .run/infra).
 # HARNESS_KAFKA=0: `up` starts Redis and MariaDB only (the test cluster runs its own Kafka).
 # See local/README.md. Usage: local/infra.sh COMMAND
@@ -62,7 +62,7 @@ cmd_up() {
   # Kafka's JVMs are the slowest to come up: start them first and do the rest meanwhile.
   t=$(now_ms); [ "$kafka" = 0 ] || kafka_launch
   mariadb_up; log "mariadb ready on $MARIADB_PORT ($(elapsed "$t"))"
-  redis_up; log "redis cluster ok on ${REDIS_PORTS[0]}-${REDIS_PORTS[5]} ($(elapsed "$t"))"
+  redis_up; log "redis cluster ok on ${REDIS_PORTS[0]}-${REDIS_PORTS[-1]} ($(elapsed "$t"))"
   if [ "$kafka" != 0 ]; then
     kafka_wait_started; log "kafka nodes started ($(elapsed "$t"))"
     kafka_create_topics

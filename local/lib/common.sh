@@ -23,7 +23,7 @@ cds_opts() { [ "${JAVA_FEATURE:-17}" -ge 19 ] && echo "-XX:+AutoCreateSharedArch
 
 # ---- ports (docs/contract.md) -----------------------------------------------------------------
 port() { echo $(( $1 + PORT_OFFSET )); }
-REDIS_PORTS=(); for p in 7001 7002 7003 7004 7005 7006; do REDIS_PORTS+=("$(port $p)"); done
+REDIS_PORTS=(); for p in 7001 7002 7003 7004 7005 7006 7007 7008 7009; do REDIS_PORTS+=("$(port $p)"); done
 KAFKA_NODES=(1 2 3)
 kafka_port() { port $(( 19091 + $1 )); }        # broker N: 19092, 19093, 19094
 kafka_controller_port() { port $(( 29091 + $1 )); }  # controller N: 29092, 29093, 29094

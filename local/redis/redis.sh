@@ -1,4 +1,5 @@
-# Redis Cluster of 6 nodes (3 masters, 3 replicas) on HARNESS_HOST:7001-7006 (+PORT_OFFSET).
+# Redis Cluster of 9 nodes (3 masters, 2 replicas each) on HARNESS_HOST:7001-7009 (+PORT_OFFSET), as
+# the chart's redis-cluster: a promoted master still has a replica to hold a reservation (WAIT 1).
 # Sourced by local/infra.sh after local/lib/common.sh.
 
 REDIS_DIR="$RUN_DIR/redis"
@@ -24,7 +25,7 @@ redis_all_ok() {
   local p
   for p in "${REDIS_PORTS[@]}"; do
     [ "$(redis_info "$p" cluster_state)" = ok ] || return 1
-    [ "$(redis_info "$p" cluster_known_nodes)" = 6 ] || return 1
+    [ "$(redis_info "$p" cluster_known_nodes)" = "${#REDIS_PORTS[@]}" ] || return 1
   done
 }
 redis_all_ping() { local p; for p in "${REDIS_PORTS[@]}"; do [ "$(redis_cmd "$p" ping 2>/dev/null)" = PONG ] || return 1; done; }
@@ -40,7 +41,7 @@ redis_up() {
   for p in "${REDIS_PORTS[@]}"; do
     known=$(redis_info "$p" cluster_known_nodes); slots=$(redis_info "$p" cluster_slots_assigned)
     [ "$known" = 1 ] && [ "$slots" = 0 ] || fresh=0
-    [ "$known" = 6 ] && [ "$slots" = 16384 ] || formed=0
+    [ "$known" = "${#REDIS_PORTS[@]}" ] && [ "$slots" = 16384 ] || formed=0
   done
   if [ $formed = 1 ]; then
     # The cluster exists (restarted nodes, or a busy machine): let it settle, never wipe it.
@@ -51,7 +52,7 @@ redis_up() {
     for p in "${REDIS_PORTS[@]}"; do redis_cmd "$p" flushall >/dev/null 2>&1 || true; redis_cmd "$p" cluster reset hard >/dev/null; done
   fi
   local hosts=(); for p in "${REDIS_PORTS[@]}"; do hosts+=("$HARNESS_HOST:$p"); done
-  redis-cli --cluster create "${hosts[@]}" --cluster-replicas 1 --cluster-yes >"$REDIS_DIR/create.log" 2>&1 \
+  redis-cli --cluster create "${hosts[@]}" --cluster-replicas 2 --cluster-yes >"$REDIS_DIR/create.log" 2>&1 \
     || { cat "$REDIS_DIR/create.log" >&2; return 1; }
   wait_until 90 "redis cluster_state:ok on every node" redis_all_ok
 }

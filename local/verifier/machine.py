@@ -13,7 +13,7 @@ ROLES = {
     8090: "coupon-consumer",
     8070: "coupon-waiting-room",
     13306: "mariadb",
-    **{p: "redis" for p in range(7001, 7007)},
+    **{p: "redis" for p in range(7001, 7010)},
     **{p: "kafka" for p in (19092, 19093, 19094)},
 }
 

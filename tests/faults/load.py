@@ -25,7 +25,7 @@ class Wave:
     started: float
 
 
-REDIS_PORTS = [7001 + OFFSET + i for i in range(6)]
+REDIS_PORTS = [7001 + OFFSET + i for i in range(9)]
 
 
 def reservations(coupon):

@@ -2,13 +2,13 @@
 its table. Both are judged per user by the verifier (every 202 a row, every row a 202), as every
 scenario is, plus checks of their own:
 
-- redis-lag-failover: the replica of the coupon's Redis master is made to lag (SIGSTOP, and its
-  replication link cut with CLIENT KILL TYPE replica, as ReplicaLagFailoverTest does), requests reach
-  the master for LAG_S, then the master is SIGKILLed and the replica resumes and takes over. A master
-  lost with writes its replica never got rolls `next` back; without the API's WAIT for a replica the
+- redis-lag-failover: the replicas of the coupon's Redis master are made to lag (SIGSTOP, and their
+  replication links cut with CLIENT KILL TYPE replica, as ReplicaLagFailoverTest does), requests reach
+  the master for LAG_S, then the master is SIGKILLed and the replicas resume; one takes over. A master
+  lost with writes its replicas never got rolls `next` back; without the API's WAIT for a replica the
   reservations it acknowledged meanwhile are lost 202s and their slot numbers are minted again
-  (dead-lettered as slot_conflict). Judged: the replica really lagged at the kill (the master had
-  written bytes it never sent), and no request sent while it lagged was answered 202.
+  (dead-lettered as slot_conflict). Judged: the replicas really lagged at the kill (the master had
+  written bytes it never sent), and no request sent while they lagged was answered 202.
   STORE_FAULTS_REPLICA_ACKS=0 runs the API without the wait (coupon.issuance.replica-acks=0), the
   defect the WAIT fixed: the scenario fails then.
 - quantity-lowered: the quantity lowered through the admin API under load, once to a value above the
@@ -25,12 +25,11 @@ import signal
 import subprocess
 import time
 
-# The replica lags this long while the load goes on: every request then reaches a master whose
-# replica cannot acknowledge it. Short of the node timeout (15 s), so the stopped replica is never
-# itself suspected of failing.
-LAG_S = 5
-# After the failover the old master is started again this long later: until then the new master has
-# no replica to wait for, and issuance answers 503 (a reservation no replica holds is not accepted).
+# The replicas lag this long while the load goes on: every request then reaches a master whose
+# replicas cannot acknowledge it. Short of the node timeout (the product's 5 s), so a stopped replica
+# is never itself failed.
+LAG_S = 3
+# After the failover the old master is started again this long later (it rejoins as a replica).
 RESTART_AFTER_S = 5
 
 
@@ -75,13 +74,18 @@ def replication(port):
     return dict(line.split(":", 1) for line in text.replace("\r", "").splitlines() if ":" in line)
 
 
-def replica_of(port):
-    """The port of the master's (first) replica, from its INFO replication (slave0:ip=..,port=..)."""
-    info = replication(port).get("slave0", "")
-    fields = dict(kv.split("=", 1) for kv in info.split(",") if "=" in kv)
-    if "port" not in fields:
+def replicas_of(port):
+    """The ports of the master's replicas, from its INFO replication (slaveN:ip=..,port=..)."""
+    info = replication(port)
+    ports = []
+    for key, value in info.items():
+        if key.startswith("slave") and key[5:].isdigit():
+            fields = dict(kv.split("=", 1) for kv in value.split(",") if "=" in kv)
+            if "port" in fields:
+                ports.append(fields["port"])
+    if not ports:
         raise RuntimeError(f"redis :{port} has no replica: {info!r}")
-    return fields["port"]
+    return sorted(ports)
 
 
 def sent(r):
@@ -95,17 +99,19 @@ def sent(r):
 def lag_and_kill(f, run):
     run.at(20)
     port = f.infra("redis-master-of", f"{{coupon:{run.coupon}}}:meta")
-    replica = replica_of(port)
+    replicas = replicas_of(port)
+    replica = ",".join(replicas)
     run.notes["lag"] = {"master": port, "replica": replica}
-    rpid = f.signal_pid(f"redis-{replica}", signal.SIGSTOP)
+    # Every replica lags: one that kept up would hold each reservation (WAIT 1) and take over.
+    rpids = [f.signal_pid(f"redis-{r}", signal.SIGSTOP) for r in replicas]
     try:
-        # Stopped, the replica would still find what the master sent meanwhile in its socket's
-        # receive buffer: the link is cut too, and it cannot reconnect while stopped.
+        # Stopped, a replica would still find what the master sent meanwhile in its socket's
+        # receive buffer: the links are cut too, and they cannot reconnect while stopped.
         offset = int(replication(port).get("master_repl_offset", -1))
         cut = redis_cli(port, "CLIENT", "KILL", "TYPE", "replica")
         run.mark(
             "lag",
-            f"SIGSTOP replica :{replica} (pid {rpid}), CLIENT KILL TYPE replica on :{port} ({cut}), "
+            f"SIGSTOP replicas :{replica} (pids {rpids}), CLIENT KILL TYPE replica on :{port} ({cut}), "
             f"master offset {offset}",
         )
         time.sleep(LAG_S)
@@ -119,8 +125,9 @@ def lag_and_kill(f, run):
             offset_at_cut=offset, offset_at_kill=at_kill, unreplicated_bytes=at_kill - offset, replicas_cut=cut
         )
     finally:
-        f.signal_pid(f"redis-{replica}", signal.SIGCONT)
-    run.mark("resumed", f"SIGCONT replica :{replica}: it takes over without the lagged writes")
+        for r in replicas:
+            f.signal_pid(f"redis-{r}", signal.SIGCONT)
+    run.mark("resumed", f"SIGCONT replicas :{replica}: one takes over without the lagged writes")
     f.infra("redis-wait-failover", port, "120")
     run.mark("failed_over", "every slot served by a live master")
     time.sleep(RESTART_AFTER_S)

@@ -3,6 +3,7 @@ argued, the product profile changing nothing a service does, and the settings in
 summaries report them."""
 
 import pathlib
+import re
 
 import pytest
 import yaml
@@ -68,3 +69,16 @@ def test_the_product_profiles_failure_detection_is_the_charts():
     strimzi = yaml.safe_load((ROOT / "values.yaml").read_text())["kafka"]["strimzi"]
     assert int(s["KAFKA_BROKER_SESSION_TIMEOUT_MS"]["value"]) == strimzi["brokerSessionTimeoutMs"]
     assert int(s["KAFKA_BROKER_HEARTBEAT_INTERVAL_MS"]["value"]) == strimzi["brokerHeartbeatIntervalMs"]
+    redis = yaml.safe_load((ROOT / "values.yaml").read_text())["redis-cluster"]
+    conf = dict(line.split(None, 1) for line in redis["redis"]["configmap"].splitlines() if line.strip())
+    assert int(s["REDIS_CLUSTER_NODE_TIMEOUT_MS"]["value"]) == int(conf["cluster-node-timeout"])
+
+
+def test_the_harness_redis_has_the_charts_shape():
+    """As many nodes and replicas per master as the chart's redis-cluster (a promoted master keeps a
+    replica, decision 0049)."""
+    cluster = yaml.safe_load((ROOT / "values.yaml").read_text())["redis-cluster"]["cluster"]
+    common = (ROOT / "local/lib/common.sh").read_text()
+    ports = re.search(r"for p in ([0-9 ]+); do REDIS_PORTS", common).group(1).split()
+    create = re.search(r"--cluster-replicas (\d+)", (ROOT / "local/redis/redis.sh").read_text()).group(1)
+    assert (len(ports), int(create)) == (cluster["nodes"], cluster["replicas"])

@@ -2,6 +2,7 @@ package io.couponevent.api.config;
 
 import java.time.Duration;
 
+import io.couponevent.common.redis.ClusterFailover;
 import io.couponevent.testsupport.TlsRedis;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.ClientOptions.DisconnectedBehavior;
@@ -42,7 +43,7 @@ class RedisClientOptionsTest {
 				assertThat(options.getSocketOptions().getConnectTimeout()).isEqualTo(Duration.ofSeconds(2));
 				// and the failover settings are there
 				assertThat(((ClusterClientOptions) options).getTopologyRefreshOptions().getRefreshPeriod())
-					.isEqualTo(Duration.ofSeconds(5));
+					.isEqualTo(ClusterFailover.REFRESH);
 				assertThat(options.getDisconnectedBehavior()).isEqualTo(DisconnectedBehavior.REJECT_COMMANDS);
 			});
 	}

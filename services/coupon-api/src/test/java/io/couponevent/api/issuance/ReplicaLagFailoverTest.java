@@ -29,12 +29,12 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 37, item 2: replication is asynchronous, so a master killed while its replica
- * lags takes the writes it acknowledged with it. Staged for real on the harness's Redis
- * Cluster: the replica of the coupon's master is stopped (SIGSTOP), reservations are
- * made, the master is SIGKILLed, the replica resumes and takes over. Every reservation
- * answered ACCEPTED (what the API turns into a 202 and a Kafka record) must be on the new
- * master, and its slot number must never be minted again.
+ * Issue 37, item 2: replication is asynchronous, so a master killed while its replicas
+ * lag takes the writes it acknowledged with it. Staged for real on the harness's Redis
+ * Cluster: every replica of the coupon's master is stopped (SIGSTOP), reservations are
+ * made, the master is SIGKILLed, the replicas resume and one takes over. Every
+ * reservation answered ACCEPTED (what the API turns into a 202 and a Kafka record) must
+ * be on the new master, and its slot number must never be minted again.
  */
 @RequiresHarness
 class ReplicaLagFailoverTest {
@@ -72,24 +72,31 @@ class ReplicaLagFailoverTest {
 		}
 		byte[] key = new CouponKeys(c.id()).meta().getBytes();
 		int master;
-		int replica;
+		List<String> replicaPids = new ArrayList<>();
 		RedisClusterConnection cluster = factory.getClusterConnection();
 		try {
 			RedisClusterNode owner = cluster.clusterGetNodeForKey(key);
 			master = owner.getPort();
-			replica = cluster.clusterGetReplicas(owner).iterator().next().getPort();
+			for (RedisClusterNode replica : cluster.clusterGetReplicas(owner)) {
+				awaitReplicaCaughtUp(master, replica.getPort());
+				replicaPids.add(Harness.infraOutput("pid", "redis-" + replica.getPort()));
+			}
 		}
 		finally {
 			cluster.close();
 		}
-		awaitReplicaCaughtUp(master, replica);
-		String replicaPid = Harness.infraOutput("pid", "redis-" + replica);
+		assertThat(replicaPids).as("replicas of the coupon's master").isNotEmpty();
 		boolean masterKilled = false;
 		try {
-			// Stopped, the replica would still find what the master sent meanwhile in its
-			// socket's receive buffer: its replication link is cut too, and it cannot
-			// reconnect while stopped.
-			signal("STOP", replicaPid);
+			// Every replica lags: one that kept up would hold each reservation. Stopped,
+			// a
+			// replica would still find what the master sent meanwhile in its socket's
+			// receive
+			// buffer: the replication links are cut too, and they cannot reconnect while
+			// stopped.
+			for (String pid : replicaPids) {
+				signal("STOP", pid);
+			}
 			cli(master, "client", "kill", "type", "replica");
 			for (int i = 0; i < 5; i++) {
 				String user = "lagging-" + i;
@@ -102,7 +109,9 @@ class ReplicaLagFailoverTest {
 			masterKilled = true;
 		}
 		finally {
-			signal("CONT", replicaPid);
+			for (String pid : replicaPids) {
+				signal("CONT", pid);
+			}
 		}
 		try {
 			Harness.infra("redis-wait-failover", Integer.toString(master), "120");

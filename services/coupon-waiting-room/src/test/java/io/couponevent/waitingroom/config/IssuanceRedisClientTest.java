@@ -1,9 +1,9 @@
 package io.couponevent.waitingroom.config;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
+import io.couponevent.common.redis.ClusterFailover;
 import io.lettuce.core.ClientOptions.DisconnectedBehavior;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import org.junit.jupiter.api.Test;
@@ -72,7 +72,7 @@ class IssuanceRedisClientTest {
 				null);
 		for (ClusterClientOptions options : List.of(boots.build(),
 				(ClusterClientOptions) RedisConfig.clientOf(settings, null).getClientOptions().orElseThrow())) {
-			assertThat(options.getTopologyRefreshOptions().getRefreshPeriod()).isEqualTo(Duration.ofSeconds(5));
+			assertThat(options.getTopologyRefreshOptions().getRefreshPeriod()).isEqualTo(ClusterFailover.REFRESH);
 			assertThat(options.getTopologyRefreshOptions().isPeriodicRefreshEnabled()).isTrue();
 			assertThat(options.getTopologyRefreshOptions().getAdaptiveRefreshTriggers()).isNotEmpty();
 			assertThat(options.getDisconnectedBehavior()).isEqualTo(DisconnectedBehavior.REJECT_COMMANDS);
