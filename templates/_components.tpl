@@ -34,7 +34,8 @@ coupon-waiting-room:
 {{- $spec := index (include "coupon-event.components" $root | fromYaml) .name -}}
 {{- $values := index $root.Values $spec.valuesKey -}}
 {{- if $values.enabled -}}
-{{- $ctxValues := merge (dict "global" $root.Values.global "commonLabels" $root.Values.commonLabels) $values -}}
+{{- /* The bundled Redis Cluster's shape rides along: the replicas a reservation can wait for. */ -}}
+{{- $ctxValues := merge (dict "global" $root.Values.global "commonLabels" $root.Values.commonLabels "redis-cluster" (index $root.Values "redis-cluster")) $values -}}
 {{- if ne $spec.kafka false -}}
 {{- include "coupon-event.withKafkaUser" (dict "root" $root "values" $ctxValues "client" $spec.component) -}}
 {{- end -}}

@@ -153,14 +153,19 @@
 
 {{/* The event's settings for the issuance Redis: the prefix of every key it writes there (the
      release name on an external Redis, which events may share; none on the release's own), and the
-     replicas a reservation waits for when an external Redis has none. */}}
+     replicas a reservation waits for: global.externalRedis.replicaAcks, and on the bundled Redis
+     Cluster no more than its replicas per master (redis-cluster.cluster.replicas 0, as the dev
+     example runs, would otherwise answer every issuance 503). */}}
 {{- define "coupon-lib.issuanceRedisEnv" -}}
 {{- if and (not (include "coupon-lib.redisBundled" .)) (dig "externalRedis" "prefixKeys" true (.Values.global | default dict)) }}
 - name: COUPON_REDIS_KEYPREFIX
   value: {{ printf "%s:" .Release.Name | quote }}
 {{- end }}
-{{- $acks := dig "externalRedis" "replicaAcks" 1 (.Values.global | default dict) }}
-{{- if and (not (include "coupon-lib.redisBundled" .)) (ne (int $acks) 1) }}
+{{- $acks := int (dig "externalRedis" "replicaAcks" 1 (.Values.global | default dict)) }}
+{{- if include "coupon-lib.redisBundled" . }}
+{{- $acks = min $acks (int (dig "cluster" "replicas" 1 (index .Values "redis-cluster" | default dict))) }}
+{{- end }}
+{{- if ne $acks 1 }}
 - name: COUPON_ISSUANCE_REPLICAACKS
   value: {{ $acks | quote }}
 {{- end }}
