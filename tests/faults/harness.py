@@ -4,6 +4,7 @@ PORT_OFFSET and RUN_DIR).
 """
 
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -73,6 +74,21 @@ def pid_of(name):
             return pid if marker.encode() in f.read().replace(b"\0", b" ") else None
     except (OSError, ValueError):
         return None
+
+
+def kafka_quorum_leader(nodes=(1, 2, 3)):
+    """The KRaft quorum's leader (the active controller) as the nodes recorded it last
+    (`data/__cluster_metadata-0/quorum-state`), the newest epoch; None when no node says."""
+    best = None
+    for n in nodes:
+        path = os.path.join(RUN_DIR, "kafka", str(n), "data", "__cluster_metadata-0", "quorum-state")
+        try:
+            state = json.loads(read_text(path))
+        except (OSError, ValueError):
+            continue
+        if state.get("leaderId", -1) >= 0 and (best is None or state["leaderEpoch"] > best[1]):
+            best = (state["leaderId"], state["leaderEpoch"])
+    return best[0] if best else None
 
 
 def signal_pid(name, sig):

@@ -33,6 +33,7 @@ from harness import (
     SETTINGS,
     http,
     infra,
+    kafka_quorum_leader,
     pid_of,
     ready,
     scrape,
@@ -48,8 +49,16 @@ from load import REDIS_PORTS, Scenario, read_requests
 def kafka_node_down(nodes, down_s):
     def inject(run):
         run.at(15)
+        # A lost quorum leader is noticed after the quorum's fetch timeout, and only then fenced: the
+        # report says whether the fault took the active controller with it.
+        leader = kafka_quorum_leader()
         pids = [signal_pid(f"kafka-{n}", signal.SIGKILL) for n in nodes]
-        run.mark("fault", f"SIGKILL kafka node(s) {','.join(map(str, nodes))} (pid {','.join(map(str, pids))})")
+        run.notes["kafka"] = {"quorum_leader": leader, "killed_quorum_leader": leader in nodes}
+        run.mark(
+            "fault",
+            f"SIGKILL kafka node(s) {','.join(map(str, nodes))} (pid {','.join(map(str, pids))}); "
+            f"quorum leader {leader}",
+        )
         run.at(15 + down_s)
         run.mark("restart", "local/infra.sh kafka-start " + " ".join(map(str, nodes)))
         infra("kafka-start", *map(str, nodes))
