@@ -157,12 +157,13 @@
      Cluster no more than its replicas per master (redis-cluster.cluster.replicas 0, as the dev
      example runs, would otherwise answer every issuance 503). */}}
 {{- define "coupon-lib.issuanceRedisEnv" -}}
-{{- if and (not (include "coupon-lib.redisBundled" .)) (dig "externalRedis" "prefixKeys" true (.Values.global | default dict)) }}
+{{- $bundled := include "coupon-lib.redisBundled" . }}
+{{- if and (not $bundled) (dig "externalRedis" "prefixKeys" true (.Values.global | default dict)) }}
 - name: COUPON_REDIS_KEYPREFIX
   value: {{ printf "%s:" .Release.Name | quote }}
 {{- end }}
 {{- $acks := int (dig "externalRedis" "replicaAcks" 1 (.Values.global | default dict)) }}
-{{- if include "coupon-lib.redisBundled" . }}
+{{- if $bundled }}
 {{- $acks = min $acks (int (dig "cluster" "replicas" 1 (index .Values "redis-cluster" | default dict))) }}
 {{- end }}
 {{- if ne $acks 1 }}

@@ -66,10 +66,10 @@ def test_the_product_profiles_failure_detection_is_the_charts():
         "REDIS_CLUSTER_NODE_TIMEOUT_MS",
     ):
         assert s[name]["kind"] == "chart", name
-    strimzi = yaml.safe_load((ROOT / "values.yaml").read_text())["kafka"]["strimzi"]
+    values = yaml.safe_load((ROOT / "values.yaml").read_text())
+    strimzi, redis = values["kafka"]["strimzi"], values["redis-cluster"]
     assert int(s["KAFKA_BROKER_SESSION_TIMEOUT_MS"]["value"]) == strimzi["brokerSessionTimeoutMs"]
     assert int(s["KAFKA_BROKER_HEARTBEAT_INTERVAL_MS"]["value"]) == strimzi["brokerHeartbeatIntervalMs"]
-    redis = yaml.safe_load((ROOT / "values.yaml").read_text())["redis-cluster"]
     conf = dict(line.split(None, 1) for line in redis["redis"]["configmap"].splitlines() if line.strip())
     assert int(s["REDIS_CLUSTER_NODE_TIMEOUT_MS"]["value"]) == int(conf["cluster-node-timeout"])
 

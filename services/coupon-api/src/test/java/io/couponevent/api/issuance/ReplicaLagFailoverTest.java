@@ -91,9 +91,8 @@ class ReplicaLagFailoverTest {
 			// Every replica lags: one that kept up would hold each reservation. Stopped,
 			// a
 			// replica would still find what the master sent meanwhile in its socket's
-			// receive
-			// buffer: the replication links are cut too, and they cannot reconnect while
-			// stopped.
+			// receive buffer: the replication links are cut too, and they cannot
+			// reconnect while stopped.
 			for (String pid : replicaPids) {
 				signal("STOP", pid);
 			}
