@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Local infrastructure harness: Redis Cluster (9 nodes), 3-node KRaft Kafka, MariaDB, all on
+# Local infrastructure harness: Redis Cluster (9 nodes), Kafka (3 brokers, 3 KRaft controllers), MariaDB, all on
 # HARNESS_HOST (127.0.0.1) at the contract ports + PORT_OFFSET, state under RUN_DIR (default .run/infra).
 # HARNESS_KAFKA=0: `up` starts Redis and MariaDB only (the test cluster runs its own Kafka).
 # See local/README.md. Usage: local/infra.sh COMMAND
@@ -112,7 +112,7 @@ case "${1:-}" in
   redis-flush) redis_flush ;;
   kafka-stop) shift; kafka_stop "$@"; log "kafka stopped: ${*:-all nodes}" ;;
   kafka-start) shift; cmd_kafka_start "$@" ;;
-  kafka-kill) [ $# -eq 2 ] || die "usage: $0 kafka-kill N (1-3)"; kafka_kill "$2" ;;
+  kafka-kill) [ $# -eq 2 ] || die "usage: $0 kafka-kill N (brokers 1-3, controllers 4-6)"; kafka_kill "$2" ;;
   # fault injection: processes by the PID of their PID file (NAME: kafka-N, redis-PORT, mariadb)
   pid) [ $# -eq 2 ] || die "usage: $0 pid NAME"; is_running "$2" || die "$2 is not running"; pid_of "$2" ;;
   redis-master-of) [ $# -eq 2 ] || die "usage: $0 redis-master-of KEY"; redis_master_of "$2" ;;

@@ -25,6 +25,13 @@
 {{- if not .Values.kafka.external.bootstrapServers -}}true{{- end -}}
 {{- end -}}
 
+{{/* The release's own Kafka runs dedicated controllers (pools controller and broker), not one pool
+     dual-role. No controllers key at all: values of a chart before it, reused by helm upgrade
+     --reuse-values, whose release runs dual-role. */}}
+{{- define "coupon-event.kafkaDedicatedControllers" -}}
+{{- with .Values.kafka.strimzi.controllers -}}{{- if .dedicated -}}true{{- end -}}{{- end -}}
+{{- end -}}
+
 {{/* The release's own Kafka authenticates its clients (SCRAM-SHA-512, KafkaUsers with ACLs). */}}
 {{- define "coupon-event.strimziAuth" -}}
 {{- if and (include "coupon-event.strimziEnabled" .) .Values.kafka.strimzi.authentication.enabled -}}true{{- end -}}

@@ -24,9 +24,12 @@ cds_opts() { [ "${JAVA_FEATURE:-17}" -ge 19 ] && echo "-XX:+AutoCreateSharedArch
 # ---- ports (docs/contract.md) -----------------------------------------------------------------
 port() { echo $(( $1 + PORT_OFFSET )); }
 REDIS_PORTS=(); for p in 7001 7002 7003 7004 7005 7006 7007 7008 7009; do REDIS_PORTS+=("$(port $p)"); done
+# Kafka: brokers 1-3 and dedicated KRaft controllers 4-6, as the chart's two node pools
+# (docs/decisions/0050); each runs as process kafka-N.
 KAFKA_NODES=(1 2 3)
+KAFKA_CONTROLLERS=(4 5 6)
 kafka_port() { port $(( 19091 + $1 )); }        # broker N: 19092, 19093, 19094
-kafka_controller_port() { port $(( 29091 + $1 )); }  # controller N: 29092, 29093, 29094
+kafka_controller_port() { port $(( 29088 + $1 )); }  # controller N: 29092, 29093, 29094
 MARIADB_PORT=$(port 13306)
 API_PORT=$(port 8080);      API_MGMT_PORT=$(port 8081)
 CONSUMER_PORT=$(port 8090); CONSUMER_MGMT_PORT=$(port 8091)

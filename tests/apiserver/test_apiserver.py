@@ -340,6 +340,28 @@ def test_reinstall_over_leftover_kafka_volumes_is_refused(chart):
     r.helm("uninstall", r.name, timeout=300)
 
 
+def test_upgrade_keeps_the_kafka_layout(chart):
+    """Strimzi does not move a running cluster's KRaft quorum between one pool dual-role and dedicated
+    controllers (decision 0050): an upgrade whose values ask for the other layout than the
+    KafkaNodePools the release runs is refused at render time (templates/validate.yaml), saying
+    what to do, as an event installed by an earlier chart meets the new default; keeping it works."""
+    r = Release("layout", chart, [])
+    create_namespace_with_secrets(r.ns, external_secrets(chart, []))
+    base = values_args(chart, [])
+    keep = ("--set", "kafka.strimzi.controllers.dedicated=false")
+    r.helm("install", r.name, str(chart), *base, *keep, "--no-hooks", timeout=300)
+    pools = {o["metadata"]["name"] for o in cc.of_kind(r.live(r.manifest()), "KafkaNodePool")}
+    assert pools == {"dual-role"}, pools
+    refused = r.helm("upgrade", r.name, str(chart), *base, "--no-hooks", timeout=300, check=False)
+    assert refused.returncode != 0, "upgraded a dual-role Kafka to dedicated controllers"
+    assert 'runs on the KafkaNodePool "dual-role"' in refused.stderr, refused.stderr
+    assert "--set kafka.strimzi.controllers.dedicated=false" in refused.stderr, refused.stderr
+    pools = {o["metadata"]["name"] for o in cc.of_kind(r.live(r.manifest()), "KafkaNodePool")}
+    assert pools == {"dual-role"}, pools
+    r.helm("upgrade", r.name, str(chart), *base, *keep, "--no-hooks", timeout=300)
+    r.helm("uninstall", r.name, timeout=300)
+
+
 def test_events_share_no_dashboard_file_or_rule_group(chart):
     """Grafana's dashboard sidecar writes every labelled ConfigMap's data keys as files of one
     folder, and Prometheus evaluates every PrometheusRule it selects. Two events must not ship the

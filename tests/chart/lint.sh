@@ -54,6 +54,8 @@ switch_scenario no-consumer --set couponConsumer.enabled=false --set kafka.topic
   --set loadtest.enabled=true
 # An event without the waiting room (the API alone meets a spike): still a whole event.
 switch_scenario no-waiting-room --set couponWaitingRoom.enabled=false --set loadtest.enabled=true
+# The opt-out layout (kafka.strimzi.controllers.dedicated=false): one pool dual-role.
+switch_scenario dual-role-kafka --set kafka.strimzi.controllers.dedicated=false
 
 # Checks that print one "ok   ..." or "FAIL ..." line each.
 counted() {
@@ -161,6 +163,10 @@ must_fail "a coupon closing the moment it opens" "closesAt must be after opensAt
 must_fail "a load test script that is not shipped" "not one of loadtests" \
   --set loadtest.enabled=true --set loadtest.script=nope.js
 must_fail "min.insync.replicas equal to the replication factor" "minInsyncReplicas" --set kafka.topic.minInsyncReplicas=3
+must_fail "an even number of KRaft controllers" "controllers/replicas.*one of 1, 3, 5" \
+  --set kafka.strimzi.controllers.replicas=4
+must_fail "an even number of KRaft controllers past the schema" "odd number of controllers" \
+  --skip-schema-validation --set kafka.strimzi.controllers.replicas=4
 must_fail "no consumer and no partition count" "set kafka.topic.partitions" --set couponConsumer.enabled=false
 must_fail "an event without the API" "hooks run the coupon-api image" --set couponApi.enabled=false
 must_fail "a misspelled waiting-room zone key" "budgetPerMinut" \

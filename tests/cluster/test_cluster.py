@@ -470,9 +470,9 @@ def group_lag(config: str = "") -> int | None:
 
 def test_strimzi_runs_the_event_kafka(report):
     """Strimzi's cluster operator (strimzi, watching every namespace) reconciled the chart's Kafka and
-    KafkaNodePool: three dual-role nodes, Ready; its topic operator created the issuance and
-    dead-letter topics with the partitions, replicas and min ISR the chart rendered, as Kafka itself
-    describes them; KEDA's trigger names the bootstrap Service with its namespace."""
+    KafkaNodePools: three brokers and three dedicated controllers, Ready; its topic operator created
+    the issuance and dead-letter topics with the partitions, replicas and min ISR the chart rendered,
+    as Kafka itself describes them; KEDA's trigger names the bootstrap Service with its namespace."""
     figures = report.figures["strimzi"]
     op = kubectl_json("-n", STRIMZI_NS, "get", "deployment", "strimzi-cluster-operator")
     figures["operator_ready_s"] = _seconds(
@@ -489,30 +489,35 @@ def test_strimzi_runs_the_event_kafka(report):
     figures["kafka_ready_s"] = _seconds(
         kafka["metadata"]["creationTimestamp"], _condition(kafka, "Ready")["lastTransitionTime"]
     )
-    pool = kubectl_json("-n", NS, "get", "kafkanodepool", "dual-role")
-    figures["nodes"] = {
-        "replicas": pool["status"].get("replicas"),
-        "roles": sorted(pool["status"].get("roles", [])),
-        "node_ids": pool["status"].get("nodeIds"),
-    }
-    pods = kubectl_json("-n", NS, "get", "pods", "-l", f"strimzi.io/cluster={KAFKA},strimzi.io/pool-name=dual-role")[
-        "items"
-    ]
-    ready = [p["metadata"]["name"] for p in pods if _condition(p, "Ready").get("status") == "True"]
-    figures["nodes"]["ready"] = len(ready)
+    figures["nodes"] = {}
+    for name in ("controller", "broker"):
+        status = kubectl_json("-n", NS, "get", "kafkanodepool", name)["status"]
+        pods = kubectl_json("-n", NS, "get", "pods", "-l", f"strimzi.io/cluster={KAFKA},strimzi.io/pool-name={name}")[
+            "items"
+        ]
+        figures["nodes"][name] = {
+            "replicas": status.get("replicas"),
+            "roles": sorted(status.get("roles", [])),
+            "node_ids": status.get("nodeIds"),
+            "ready": sum(_condition(p, "Ready").get("status") == "True" for p in pods),
+        }
     claims = kubectl_json("-n", NS, "get", "pvc", "-l", f"strimzi.io/cluster={KAFKA}")["items"]
     figures["storage"] = {
         "claims": len(claims),
         "bound": sum(c["status"].get("phase") == "Bound" for c in claims),
         "class": sorted({c["spec"].get("storageClassName") for c in claims}),
     }
+    nodes = figures["nodes"]
     report.event(
         f"Kafka {KAFKA} Ready ({figures['kafka_ready_s']:.0f} s after it was created), "
-        f"{len(ready)} dual-role nodes, {figures['storage']['bound']} claims bound"
+        f"{nodes['broker']['ready']} brokers and {nodes['controller']['ready']} controllers Ready, "
+        f"{figures['storage']['bound']} claims bound"
     )
-    assert figures["nodes"]["replicas"] == 3 and figures["nodes"]["roles"] == ["broker", "controller"], figures
-    assert len(ready) == 3, [p["metadata"]["name"] for p in pods]
-    assert figures["storage"]["bound"] == 3, figures["storage"]
+    assert {n: (f["replicas"], f["roles"], f["ready"]) for n, f in nodes.items()} == {
+        "controller": (3, ["controller"], 3),
+        "broker": (3, ["broker"], 3),
+    }, nodes
+    assert figures["storage"]["bound"] == 6, figures["storage"]
     _kafka_client_pod()
     PROBE["config"] = _probe_user()
     rendered = {
@@ -925,7 +930,7 @@ def test_network_policies_enforced(report):
         report.figures["networkpolicy_enforced"] = False
         pytest.skip("NETWORK_POLICIES=0: no kube-router on the node, the policies are stored only")
     api, consumer, room = _pod_ip("api"), _pod_ip("consumer"), _pod_ip("waiting-room")
-    kafka = f"{_pod_ip_of(f'strimzi.io/cluster={KAFKA},strimzi.io/pool-name=dual-role')}:9092"
+    kafka = f"{_pod_ip_of(f'strimzi.io/cluster={KAFKA},strimzi.io/pool-name=broker')}:9092"
     redis, mysql = f"{HARNESS}:7001", f"{HARNESS}:13306"
     try:
         _probe_pod(PROBE_NS, "outsider", {})
@@ -1252,6 +1257,13 @@ def _ready(namespace: str, pod: str) -> str | None:
     )
 
 
+def _broker_pods() -> list[str]:
+    """The brokers' pods in node-id order. Strimzi names a pod <cluster>-<pool>-<node id> and numbers
+    the ids across the pools, in the order it first met them: the ids are not known beforehand."""
+    pods = kubectl_json("-n", NS, "get", "pods", "-l", f"strimzi.io/cluster={KAFKA},strimzi.io/pool-name=broker")
+    return sorted((p["metadata"]["name"] for p in pods["items"]), key=lambda name: int(name.rsplit("-", 1)[1]))
+
+
 def _broker_back(pod: str, old_uid: str):
     return lambda: (lambda uid: uid if uid and uid != old_uid else None)(_ready(NS, pod))
 
@@ -1272,7 +1284,9 @@ def test_faults_broker_then_operator_under_load(report):
     )
     wait_until("load flowing (rows of coupon 4)", lambda: rows(coupon, f"{prefix}%") > 0, 180, 2)
     t0 = report.event("faults: load on coupon 4 flowing")
-    first, second = f"{KAFKA}-dual-role-1", f"{KAFKA}-dual-role-2"
+    brokers = _broker_pods()
+    assert len(brokers) == 3, brokers
+    first, second = brokers[1], brokers[2]
     uid = _ready(NS, first)
     kubectl("-n", NS, "delete", "pod", first, "--wait=false")
     t1 = report.event(f"faults: broker pod {first} deleted")
@@ -1511,7 +1525,7 @@ def test_uninstall_leaves_nothing(report):
 
 
 def test_reinstall_over_the_kafka_volumes_is_refused(chart, report):
-    """deleteClaim false keeps the brokers' claims after helm uninstall; helm install of the same
+    """deleteClaim false keeps the Kafka nodes' claims after helm uninstall; helm install of the same
     event name over them is refused at render time, saying what to do (templates/validate.yaml),
     instead of a Kafka that crash-loops on its old cluster id."""
     claims = kubectl_json("-n", NS, "get", "pvc", "-l", f"strimzi.io/cluster={KAFKA}")["items"]
@@ -1525,6 +1539,7 @@ def test_reinstall_over_the_kafka_volumes_is_refused(chart, report):
         "message": message,
     }
     report.event(f"reinstall over {len(claims)} claims: {report.figures['reinstall']['outcome']}")
-    assert len(claims) == 3, [c["metadata"]["name"] for c in claims]
+    # Three brokers' and three controllers' claims.
+    assert len(claims) == 6, [c["metadata"]["name"] for c in claims]
     assert proc.returncode != 0 and message, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert f"kubectl -n {NS} delete pvc -l strimzi.io/cluster={KAFKA}" in message, message
