@@ -105,11 +105,18 @@ const LOG_VUS = parseInt(__ENV.LOG_VUS || '20', 10);
 // that landed. At most one 202 per unit of stock; off by default.
 const LOG_OUTCOMES = bool('LOG_OUTCOMES', false);
 
-// The ISSUE_OUTCOME line of one answer (status 0: none) when LOG_OUTCOMES=1; every issuance path
-// (issueOnce, the waiting room's issueWithEntry) prints through this one.
+// No answer from the API: none at all (status 0), or a gateway's 502 or 504 (RFC 9110 15.6.3,
+// 15.6.5), which lost the instance after the request reached it. Either way the instance may have
+// reserved and sent the user's record: an ambiguous answer, as a timeout is.
+export function noAnswer(status) {
+  return status === 0 || status === 502 || status === 504;
+}
+
+// The ISSUE_OUTCOME line of one answer when LOG_OUTCOMES=1; every issuance path (issueOnce, the
+// waiting room's issueWithEntry) prints through this one.
 export function logOutcome(user, status, outcome) {
-  if (LOG_OUTCOMES && (outcome === 'accepted' || outcome === 'shed' || status === 0)) {
-    console.log(`ISSUE_OUTCOME ${user} ${status === 0 ? 'timed_out' : outcome}`);
+  if (LOG_OUTCOMES && (outcome === 'accepted' || outcome === 'shed' || noAnswer(status))) {
+    console.log(`ISSUE_OUTCOME ${user} ${noAnswer(status) ? 'timed_out' : outcome}`);
   }
 }
 
@@ -133,7 +140,7 @@ export function issueOnce(user, token, allowNotOpen) {
   const res = http.post(ISSUE_URL, null, issueParams(params(token, 'issue')));
   metrics.requests.add(1);
   metrics.duration.add(res.timings.duration);
-  if (res.status === 0) metrics.timedOut.add(1);
+  if (noAnswer(res.status)) metrics.timedOut.add(1);
   let outcome = 'unexpected';
   if (res.status === 202) {
     let body = {};

@@ -11,7 +11,7 @@ import exec from 'k6/execution';
 import { setTimeout } from 'k6/timers';
 import { Counter, Trend } from 'k6/metrics';
 import { common, str } from './config.js';
-import { metrics as issuance, issueParams, logOutcome, refusedByWindow } from './api.js';
+import { metrics as issuance, issueParams, logOutcome, noAnswer, refusedByWindow } from './api.js';
 
 export const WR_URL = str('WR_URL', 'http://127.0.0.1:8070').replace(/\/+$/, '');
 const ENTRY_HEADER = 'Coupon-Entry-Token';
@@ -140,7 +140,7 @@ export async function issueWithEntry(
     const status = res.status;
     im.requests.add(1);
     im.duration.add(res.timings.duration);
-    if (status === 0) im.timedOut.add(1);
+    if (noAnswer(status)) im.timedOut.add(1);
     outcome = 'unexpected';
     if (status === 202) {
       let st;

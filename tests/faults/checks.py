@@ -356,10 +356,14 @@ def recovery(run, requests, probe):
 REFUSAL_CALLS = ("issue", "wr-join", "wr-poll")
 
 
+# A refusal: 503, no answer, or a gateway's 502/504 (the API's Service lost the instance).
+REFUSED = (0, 502, 503, 504)
+
+
 def refusals(run, requests):
     """How long users were turned away after the fault, from the requests sent after it and before
     the load ended (answered at ms, duration ms, status, error code): refused_s, from the fault to
-    the send of the last request refused (503 or no answer); refused_seconds, the seconds after the
+    the send of the last request refused (REFUSED); refused_seconds, the seconds after the
     fault in which at least one request was refused; first_ok_s, the first request sent after the
     fault that was not refused. None without a fault, 0 when nothing was refused."""
     fault, end = run.mark_time("fault"), run.mark_time("load_end")
@@ -367,8 +371,8 @@ def refusals(run, requests):
         return None
     sent = [((ts - d) / 1000, st) for ts, d, st, _ in requests]
     after = [(t, st) for t, st in sent if t >= fault and (end is None or t <= end)]
-    refused = [t for t, st in after if st in (0, 503)]
-    ok = [t for t, st in after if st not in (0, 503)]
+    refused = [t for t, st in after if st in REFUSED]
+    ok = [t for t, st in after if st not in REFUSED]
     return {
         "requests": len(after),
         "refused": len(refused),
@@ -378,11 +382,12 @@ def refusals(run, requests):
     }
 
 
-# Issue #42's recovery targets, reported with each scenario (met or missed), not judged: a lost broker
-# still costs its session timeout and the units held after it (docs/reliability.md, "What sets
-# the recovery figures").
+# Issue #42's recovery targets, per scenario: judged on profile product (the chart's failure
+# timeouts), reported only on a profile that names longer ones (faults.py; docs/reliability.md,
+# "What sets the recovery figures").
 TARGETS = {
     "kafka-broker": [("users refused for <= 5 s", "refused_s", 5), ("first 202 <= 5 s", "first_202_s", 5)],
+    "kafka-controller": [("users refused for <= 5 s", "refused_s", 5)],
     "redis-failover": [("writes resume <= 10 s after the kill", "first_202_s", 10)],
     "api-kill": [("users refused for <= 5 s", "refused_s", 5)],
 }

@@ -22,6 +22,7 @@ from harness import (
     API_MGMT,
     CONSUMER_MGMT,
     LATE_OFFSET,
+    LB_URL,
     ROOT,
     api_with,
     counter_deltas,
@@ -30,12 +31,22 @@ from harness import (
     log,
     read_text,
     scrape,
+    services,
     sh,
     timeouts_in_force,
 )
 from load import Probe, Run, merge, read_requests
 from report import scenario_text, table, verifier_detail
 from scenarios import SCENARIOS
+
+
+def api_counts(before, after, api2, name, label):
+    """A counter's increase over the run, summed over the API processes (api, and api-2 when the
+    scenario ran one)."""
+    out = counter_deltas(before, after, name, label)
+    for tag, n in counter_deltas({}, api2, name, label).items():
+        out[tag] = out.get(tag, 0) + n
+    return out
 
 
 def run_scenario(sc, index, out_dir, base):
@@ -53,6 +64,11 @@ def run_scenario(sc, index, out_dir, base):
     api_before, consumer_before = scrape(API_MGMT), scrape(CONSUMER_MGMT)
     sh("local/verify.sh", "register", "--coupon", str(coupon), "--quantity", str(sc.quantity))
     run = Run(sc, coupon, out)
+    if sc.api_instances == 2:
+        services("up", "api-2")
+        services("lb", "up")
+        run.base_url = LB_URL
+        log(f"  api and api-2 behind {LB_URL}")
     probe = Probe(coupon)
     probe.start()
     env = {"STAGES": f"{sc.rate}:{sc.duration}s", "MAX_VUS": 300, "SHED_RETRIES": 3, **sc.wave_env}
@@ -85,6 +101,11 @@ def run_scenario(sc, index, out_dir, base):
     )
     run.wait_waves()
     run.mark("late_end", f"{late_users} late users")
+    api2 = {}  # api-2's counters, from zero at its start: read before it stops
+    if sc.api_instances == 2:
+        api2 = scrape(API_MGMT + 2)
+        services("down", "api-2")
+        services("lb", "down")
     probe.stop.set()
     summaries = [json.loads(read_text(w.summary)) for w in run.waves]
     merged = merge(summaries)
@@ -138,8 +159,8 @@ def run_scenario(sc, index, out_dir, base):
         "stranded": max(0, min(run.quantity, merged["requesters"]) - (v.get("rows") or 0)),
         "dead_letters": (dlt_after - dlt_before) if None not in (dlt_before, dlt_after) else None,
         "settled_s": settled_s,
-        "reconciler": counter_deltas(api_before, api, "coupon_reconciler_actions_total", "action"),
-        "compensations": counter_deltas(api_before, api, "coupon_compensations_total", "reason"),
+        "reconciler": api_counts(api_before, api, api2, "coupon_reconciler_actions_total", "action"),
+        "compensations": api_counts(api_before, api, api2, "coupon_compensations_total", "reason"),
         "consumer_duplicates_skipped": sum(
             counter_deltas(consumer_before, consumer, "coupon_consumer_duplicates_total", "application").values()
         ),
@@ -178,8 +199,13 @@ def run_scenario(sc, index, out_dir, base):
     checks += sc.checks(run, res)
     if sc.name != "api-kill":  # a crash strands reservations until the reconciler's period: by design
         checks += sold_out_is_final(run, res)
-    res["checks"] = [{"name": n, "ok": bool(ok), "detail": d} for n, ok, d in checks]
     res["targets"] = targets(res)
+    # Issue #42's recovery targets are judged on the chart's configuration; a profile that names
+    # longer failure timeouts (slow-host) reports them only.
+    res["targets_judged"] = (timeouts or {}).get("profile") == "product"
+    if res["targets_judged"]:
+        checks += [(f"target: {t['name']}", t["met"], f"{t['value']} s") for t in res["targets"]]
+    res["checks"] = [{"name": n, "ok": bool(ok), "detail": d} for n, ok, d in checks]
     res["passed"] = all(c["ok"] for c in res["checks"])
     res["run_s"] = round(time.time() - t_start, 1)
     with open(os.path.join(out, "probe.json"), "w") as f:

@@ -76,8 +76,12 @@ def pid_of(name):
         return None
 
 
-def kafka_quorum_leader(nodes=(1, 2, 3)):
-    """The KRaft quorum's leader (the active controller) as the nodes recorded it last
+# The harness's dedicated KRaft controllers (local/lib/common.sh KAFKA_CONTROLLERS); brokers are 1-3.
+KAFKA_CONTROLLERS = (4, 5, 6)
+
+
+def kafka_quorum_leader(nodes=KAFKA_CONTROLLERS):
+    """The KRaft quorum's leader (the active controller) as the controllers recorded it last
     (`data/__cluster_metadata-0/quorum-state`), the newest epoch; None when no node says."""
     best = None
     for n in nodes:
@@ -105,6 +109,8 @@ def ready(port):
 
 
 API_MGMT, CONSUMER_MGMT = 8081 + OFFSET, 8091 + OFFSET
+# The API's Service for the harness (local/services.sh lb): api and api-2 behind one address.
+LB_URL = f"http://127.0.0.1:{8088 + OFFSET}"
 
 
 def whole():
@@ -128,7 +134,8 @@ def api_with(args):
 
 
 def heal():
-    """Brings back whatever a scenario left down or paused; stops extra consumers."""
+    """Brings back whatever a scenario left down or paused; stops extra API and consumer processes
+    and the API's Service."""
     for f in os.listdir(os.path.join(RUN_DIR, "pids")):
         pid = pid_of(f[:-4]) if f.endswith(".pid") else None
         if pid:
@@ -136,9 +143,11 @@ def heal():
                 os.kill(pid, signal.SIGCONT)  # a scenario that failed may have left one stopped
     if pid_of("mariadb"):
         infra("mariadb-read-only", "off", check=False)  # a failed mariadb-read-only run may have left it on
-    extras = [f"consumer-{n}" for n in range(2, 6) if pid_of(f"consumer-{n}")]
+    extras = [n for n in ["api-2"] + [f"consumer-{n}" for n in range(2, 6)] if pid_of(n)]
     if extras:
         services("down", *extras, check=False)
+    if pid_of("lb"):
+        services("lb", "down", check=False)
     if whole():
         return
     log("healing the harness: infra up, services up")

@@ -101,6 +101,7 @@ class Run:
         self.waves = []
         self.notes = {}
         self.quantity = scenario.quantity  # the quantity judged: a scenario that changes it sets the final one
+        self.base_url = SETTINGS.api_url  # where the waves send their requests
 
     def at(self, offset_s):
         """Sleeps until offset_s seconds after the main wave started."""
@@ -124,7 +125,7 @@ class Run:
         full = {
             **os.environ,
             "COUPON_ID": str(self.coupon),
-            "BASE_URL": SETTINGS.api_url,
+            "BASE_URL": self.base_url,
             "USER_PREFIX": self.prefix,
             "SUMMARY_PATH": summary,
             "K6_CSV_TIME_FORMAT": "unix_milli",
@@ -177,6 +178,9 @@ class Scenario:
     measure: Callable[[Run, list], dict] = lambda run, requests: {}
     # program arguments the API runs with for this scenario (restarted with them, and without after)
     api_args: str = ""
+    # 2: a second API process (api-2) and the waves through the harness's Service in front of both
+    # (local/services.sh lb), as the chart runs at least two pods; stopped after the scenario
+    api_instances: int = 1
 
 
 # ---- measuring --------------------------------------------------------------------------------------
