@@ -40,7 +40,9 @@ def scenario_text(r):
         lines.append(f"    {'PASS' if c['ok'] else 'FAIL'}  {c['name']}: {c['detail']}")
     if not r.get("targets_judged"):
         for t in r.get("targets", []):
-            lines.append(f"    INFO  target {'met' if t['met'] else 'missed'}, not judged: {t['name']} ({t['value']} s)")
+            lines.append(
+                f"    INFO  target {'met' if t['met'] else 'missed'}, not judged: {t['name']} ({t['value']} s)"
+            )
     lines.append(f"    => {'PASS' if r['passed'] else 'FAIL'}")
     return "\n".join(lines)
 
