@@ -168,7 +168,8 @@ def k6_job(name: str, *, script: str, env: list[dict]) -> None:
             {"name": "scripts", "mountPath": "/scripts", "readOnly": True},
             {"name": "tmp", "mountPath": "/tmp"},
         ],
-        "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}},
+        # Small: the node's requests must fit the consumer at its maximum beside it (values.yaml).
+        "resources": {"requests": {"cpu": "50m", "memory": "128Mi"}},
         "securityContext": HARDENED_CONTAINER,
     }
     pod = {
