@@ -4,8 +4,11 @@
 // poll latency of that hold (sub-metric wr_poll_duration{step:N}). The zone is put in mode "on"
 // with a budget of 1 a minute, so the queue only grows. Run the room with a purge-after above
 // POLL_EVERY (local: WAITING_ROOM_ARGS=--coupon.waiting-room.defaults.purge-after=10m).
-// Summary: wr_capacity_steps (count, poll p95/p99, joins' p95 per step) and wr_max_waiting_users
-// (the largest step whose poll p95 <= POLL_P95_MS).
+// Summary: wr_capacity_steps (count, joins and polls made, poll p95/p99, joins' p95 per step) and
+// wr_max_waiting_users (the largest step whose poll p95 <= POLL_P95_MS).
+// Each phase's bounds go to the console as `WR_CAPACITY_MARK <scenario> start|end` lines: a join
+// phase's first call and the end of its last, a hold's first poll. make bench reads the room's and
+// Redis's CPU and Redis's memory at them (local/bench/room_capacity.py).
 import http from 'k6/http';
 import exec from 'k6/execution';
 import { common, int, num, seconds, str, userId } from './lib/config.js';
@@ -34,7 +37,7 @@ for (const count of STEPS) {
     iterations: joins,
     startTime: `${start}s`,
     maxDuration: `${joinS * 2 + 10}s`,
-    env: { FROM: `${from}` },
+    env: { FROM: `${from}`, JOINS: `${joins}` },
     tags: { step: `${count}`, phase: 'join' },
     exec: 'joinOne',
   };
@@ -70,13 +73,25 @@ export function setup() {
   if (res.status !== 200) throw new Error(`setting the zone failed: ${res.status} ${res.body}`);
 }
 
+// one line per bound, from the one iteration that starts or ends the phase
+function mark(at) {
+  console.log(`WR_CAPACITY_MARK ${exec.scenario.name} ${at}`);
+}
+
 export async function joinOne() {
-  const user = userId(parseInt(__ENV.FROM, 10) + exec.scenario.iterationInTest);
+  const i = exec.scenario.iterationInTest;
+  if (i === 0) mark('start');
+  const user = userId(parseInt(__ENV.FROM, 10) + i);
   await join(user, userToken(user, common.jwtSecret, common.tokenTtl));
+  // the last join handed out has its answer (the VUs' other joins, started before it, have theirs
+  // within milliseconds)
+  if (i === parseInt(__ENV.JOINS, 10) - 1) mark('end');
 }
 
 export async function pollOne() {
-  const user = userId(exec.scenario.iterationInTest % parseInt(__ENV.COUNT, 10));
+  const i = exec.scenario.iterationInTest;
+  if (i === 0) mark('start');
+  const user = userId(i % parseInt(__ENV.COUNT, 10));
   // the head of the queue is admitted (1 a minute) and its admission ends after the entry TTL
   await poll(userToken(user, common.jwtSecret, common.tokenTtl), { allowGone: true });
 }
@@ -87,6 +102,7 @@ export const handleSummary = summaryHandler('waiting-room-capacity', (data) => {
     const j = submetric(data, 'wr_join_duration', `step:${count}`);
     return {
       waiting: count,
+      joins: j.count || 0,
       polls: p.count || 0,
       poll_p95_ms: p['p(95)'] || 0,
       poll_p99_ms: p['p(99)'] || 0,

@@ -16,12 +16,15 @@
 #                    WR_WARMUP warm-up): join/poll p95, order inversions, ETA error, sold-out
 #                    propagation; then how many waiting users it holds with poll p95 <= 50 ms
 #                    (loadtests/waiting-room-capacity.js, WR_CAPACITY_STEPS, every user polling once
-#                    per 30 s): wr_max_waiting_users
+#                    per 30 s): wr_max_waiting_users, and per step the room's CPU µs per join and per
+#                    poll, Redis's CPU µs per poll and its memory per waiting user (/proc/<pid>/stat
+#                    and the masters' INFO used_memory at the bounds of each step's phases,
+#                    local/bench/room_capacity.py)
 # Options (environment): STEP_SECONDS (25) LADDER_START (300) LADDER_GROWTH (1.5)
 # LADDER_RESOLUTION (0.05) LADDER_MAX_STEPS (10) WARMUP_RATE (300) WARMUP_SECONDS (45) MAX_VUS (3000)
 # SPIKE_USERS (10000, 0 skips) SOLDOUT_USERS (20000, 0 skips) RAMP (2s) SHED_RETRIES (20) BUILD (0)
 # WAITING_ROOM (1; 0 skips its phase) WR_SPIKE_USERS (12000) WR_QUANTITY (10000) WR_RAMP (10s)
-# WR_BUDGET (6000) WR_SUB_WINDOW (2s) WR_MODE (on) WR_WARMUP (75s) WR_WARMUP_RATE (250) WR_CAPACITY_STEPS (10000,20000,30000)
+# WR_BUDGET (6000) WR_SUB_WINDOW (2s) WR_MODE (on) WR_WARMUP (75s) WR_WARMUP_RATE (250) WR_CAPACITY_STEPS (10000,30000,100000)
 # KEEP (0) KEEP_DATA (0: the stores are emptied first, as for make demo) PORT_OFFSET / RUN_DIR, API_JAVA_OPTS / CONSUMER_JAVA_OPTS / JAVA_OPTS (local/services.sh)
 # HARNESS_PROFILE (product: the chart's configuration; local/profiles/ names where the harness
 # differs, and why: summary.json carries it as `profile`, with the settings in force).
@@ -149,11 +152,11 @@ if [ "${WAITING_ROOM:-1}" = 1 ]; then
   # the console output holds the journeys and the outcome lines
   judge wr-spike "$wr_quantity" --journeys "$OUT/wr-spike-k6.log" --sub-window "$wr_window" --eta-reported \
     --spike-cpu "$OUT/wr-spike-cpu.json"
-  say "waiting room: waiting users it holds (${WR_CAPACITY_STEPS:-10000,20000,30000})"
+  say "waiting room: waiting users it holds (${WR_CAPACITY_STEPS:-10000,30000,100000})"
   local/verify.sh register --coupon "$wr_capacity" --quantity 1 --wait-ready 0
-  WR_URL="http://127.0.0.1:$((8070 + PORT_OFFSET))" COUPON_ID=$wr_capacity STEPS=${WR_CAPACITY_STEPS:-10000,20000,30000} \
-    JOIN_RATE=${WR_JOIN_RATE:-600} HOLD=${WR_HOLD:-30s} USER_PREFIX=wr-wait- SUMMARY_PATH="$OUT/wr-capacity-k6.json" \
-    loadtests/run.sh waiting-room-capacity.js > "$OUT/wr-capacity-k6.log" 2>&1 || true
+  WR_URL="http://127.0.0.1:$((8070 + PORT_OFFSET))" COUPON_ID=$wr_capacity STEPS=${WR_CAPACITY_STEPS:-10000,30000,100000} \
+    JOIN_RATE=${WR_JOIN_RATE:-600} HOLD=${WR_HOLD:-30s} USER_PREFIX=wr-wait- \
+    python3 local/bench/room_capacity.py --out "$OUT" || true
 fi
 
 say "report: $OUT/summary.json, $OUT/summary.md"

@@ -43,7 +43,8 @@ def log(msg):
 
 
 def role(name):
-    """The component a harness PID file belongs to: api, consumer (also consumer-N), kafka, redis, mariadb."""
+    """The component a harness PID file belongs to: api, consumer (also consumer-N), kafka, redis, mariadb,
+    waiting-room."""
     for prefix in ("consumer", "kafka", "redis"):
         if name.startswith(prefix):
             return prefix
@@ -53,6 +54,11 @@ def role(name):
 def open_text(path):
     with open(path) as f:
         return f.read()
+
+
+def run_dir():
+    """The harness's RUN_DIR (local/lib/common.sh): its PID files are under pids/."""
+    return os.environ.get("RUN_DIR") or os.path.join(ROOT, ".run", "infra")
 
 
 def harness_pids(run_dir):
@@ -102,7 +108,7 @@ class Ladder:
         self.settings = Settings.from_env()
         self.api = Api(self.settings)
         self.db = Database(self.settings)
-        self.run_dir = os.environ.get("RUN_DIR") or os.path.join(ROOT, ".run", "infra")
+        self.run_dir = run_dir()
         self.base = int(time.time() * 1000)
         self.steps = []
         os.makedirs(a.out, exist_ok=True)

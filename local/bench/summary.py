@@ -1,10 +1,10 @@
 """summary.json and summary.md of `make bench` from its parts: the capacity ladder (ladder.json), the
 verifier's outputs of the spike, the sold-out storm and the waiting room's spike, the waiting room's
-capacity run, and the host gauge.
+capacity run with its cost per step, and the host gauge.
 
   python3 local/bench/summary.py OUT_DIR      (reads OUT_DIR/ladder.json, spike.json, soldout.json,
-                                               wr-spike.json, wr-capacity-k6.json, gauge.json,
-                                               profile.json;
+                                               wr-spike.json, wr-capacity-k6.json,
+                                               wr-capacity-cost.json, gauge.json, profile.json;
                                                writes OUT_DIR/summary.json, summary.md)
 
 Figures are reported against the targets, never judged: the exit code is 1 only when a correctness
@@ -15,9 +15,11 @@ ended the capacity ladder (`ladder_ended_by`: the CPU or the bound whose ceiling
 import json
 import os
 import sys
+from itertools import pairwise
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import harness_profile
+from ladder import cpu_seconds, per
 
 # figure -> (target, "<=" or ">="): docs/performance.md
 TARGETS = {
@@ -30,10 +32,20 @@ TARGETS = {
 ROOM_TARGETS = {
     "wr_join_p95_ms": (50, "<="),
     "wr_poll_p95_ms": (50, "<="),
-    "wr_max_waiting_users": (20000, ">="),
+    "wr_max_waiting_users": (100000, ">="),
     "wr_order_inversions": (0, "<="),
     "wr_eta_error_p90_pct": (20, "<="),
 }
+# The waiting room's cost at the largest step held (wr_max_waiting_users), reported, not judged:
+# summary figure -> the field of its step in wr_capacity_steps (room_cost).
+ROOM_COST = {
+    "wr_room_cpu_us_per_join": "room_cpu_us_per_join",
+    "wr_room_cpu_us_per_poll": "room_cpu_us_per_poll",
+    "wr_redis_cpu_us_per_poll": "redis_cpu_us_per_poll",
+    "wr_redis_bytes_per_waiting_user": "redis_bytes_per_waiting_user",
+}
+# the room's PID file (local/services.sh), so its role in ladder.cpu_seconds
+ROOM = "waiting-room"
 CPU = [
     "api_cpu_us_per_accepted",
     "consumer_cpu_us_per_row",
@@ -57,9 +69,76 @@ def meets(name, value):
     return value is not None and (value >= target if way == ">=" else value <= target)
 
 
-def waiting_room(spike, capacity):
+def phase_windows(marks):
+    """scenario -> (ticks at its start mark, ticks at the next mark) from the marks
+    local/bench/room_capacity.py read: a join phase ends after its last join (without that mark,
+    when its hold starts), a hold when the next step's joins start or k6 exits."""
+    return {m["name"]: (m["ticks"], n["ticks"]) for m, n in pairwise(marks) if m.get("at") == "start"}
+
+
+def masters_memory(nodes):
+    """(the masters' ports, the sum of their used_memory) of one reading of the Redis nodes (port ->
+    role, used_memory); None without a master. The masters hold each key once (the replicas copy
+    them: the cluster holds three times as much)."""
+    masters = {p: n["used_memory"] for p, n in (nodes or {}).items() if n.get("role") == "master"}
+    return (sorted(masters), sum(masters.values())) if masters else None
+
+
+def bytes_per_user(before, after, users):
+    """The masters' used memory after a step's joins minus before them, per user joined; None without
+    both readings, without users, or when the masters changed in between (a failover)."""
+    if not (before and after and users) or before[0] != after[0]:
+        return None
+    return round((after[1] - before[1]) / users, 1)
+
+
+def per_role(cpu, role, count):
+    """µs of a role's CPU (cpu_seconds) per call; None when it was not measured or no call was made."""
+    return per(cpu[role], count) if cpu and role in cpu else None
+
+
+def room_cost(steps, record):
+    """k6's capacity steps (waiting, joins, polls, ...) with the cost of each from the marks of
+    wr-capacity-cost.json (local/bench/room_capacity.py): the room's and Redis's (every node's) CPU
+    over the step's join phase per join and over its hold per poll, and the Redis masters' used
+    memory when the hold starts minus that of the step before (of the run's start for the first),
+    per user the step joined. A figure that cannot be had is None."""
+    marks = (record or {}).get("marks", [])
+    windows = phase_windows(marks)
+    memory = {m["name"]: masters_memory(m["redis_memory"]) for m in marks if "redis_memory" in m}
+
+    def cpu(name):
+        w = windows.get(name)
+        return cpu_seconds(w[0], *w) if w else None
+
+    out, before = [], memory.get("launch")
+    for s in steps:
+        joins, polls = s.get("joins"), s.get("polls")
+        join, hold = cpu(f"join-{s['waiting']}"), cpu(f"hold-{s['waiting']}")
+        after = memory.get(f"hold-{s['waiting']}")
+        out.append(
+            {
+                **s,
+                "room_cpu_us_per_join": per_role(join, ROOM, joins),
+                "room_cpu_us_per_poll": per_role(hold, ROOM, polls),
+                "redis_cpu_us_per_join": per_role(join, "redis", joins),
+                "redis_cpu_us_per_poll": per_role(hold, "redis", polls),
+                "redis_used_memory_masters": after[1] if after else None,
+                "redis_bytes_per_waiting_user": bytes_per_user(before, after, joins),
+                "cpu_s": {
+                    phase: {k: round(v, 2) for k, v in sorted(c.items())}
+                    for phase, c in (("join", join), ("hold", hold))
+                    if c is not None
+                },
+            }
+        )
+        before = after
+    return out
+
+
+def waiting_room(spike, capacity, cost=None):
     """The waiting room's figures from its spike (the verifier's output) and its capacity run (k6's
-    summary); only those of the parts that ran."""
+    summary, with the marks of its cost when they were read); only those of the parts that ran."""
     out = {}
     if spike:
         k6, room = spike["k6"], spike["verification"].get("waiting_room", {})
@@ -78,8 +157,13 @@ def waiting_room(spike, capacity):
             }
         )
     if capacity:
-        out["wr_max_waiting_users"] = capacity.get("wr_max_waiting_users", 0)
-        out["wr_capacity_steps"] = capacity.get("wr_capacity_steps", [])
+        held = capacity.get("wr_max_waiting_users", 0)
+        steps = capacity.get("wr_capacity_steps", [])
+        out["wr_max_waiting_users"] = held
+        out["wr_capacity_steps"] = room_cost(steps, cost) if cost else steps
+        at = [s for s in out["wr_capacity_steps"] if s["waiting"] == held]
+        for k, field in ROOM_COST.items():
+            out[k] = at[-1].get(field) if at else None
     return out
 
 
@@ -88,7 +172,7 @@ def verified(phase):
     return {**phase["verification"], "invariants_passed": int(phase["verification"]["passed"])}
 
 
-def summarize(ladder, spike, soldout, gauge, wr_spike=None, wr_capacity=None, profile=None):
+def summarize(ladder, spike, soldout, gauge, wr_spike=None, wr_capacity=None, profile=None, wr_cost=None):
     out = {"capacity_rps": ladder.get("capacity_rps", 0) if ladder else 0}
     if profile:
         out["profile"] = profile
@@ -126,7 +210,7 @@ def summarize(ladder, spike, soldout, gauge, wr_spike=None, wr_capacity=None, pr
                     }
                 )
             phases.append((name, verified(v)))
-    room = waiting_room(wr_spike, wr_capacity)
+    room = waiting_room(wr_spike, wr_capacity, wr_cost)
     out.update(room)
     if wr_spike:
         phases.append(("wr_spike", verified(wr_spike)))
@@ -221,6 +305,10 @@ def markdown(out, ladder):
             md.append(f"| `{k}` | {way} {target:,} | {value} ({'met' if out[f'meets_{k}'] else 'not met'}) |")
         if "wr_users" in out:
             md.append(f"| `wr_soldout_propagation_s` | | {out.get('wr_soldout_propagation_s')} |")
+        at = f" (at {out['wr_max_waiting_users']:,} waiting)" if out.get("wr_max_waiting_users") else ""
+        for k in ROOM_COST:
+            if k in out:
+                md.append(f"| `{k}`{at} | | {fmt(out[k])} |")
         md.append("")
         if "wr_users" in out:
             md.append(
@@ -228,11 +316,19 @@ def markdown(out, ladder):
                 f"{out['wr_admitted']:,} admitted; a user's first answer p95 "
                 f"{fmt(out['wr_answer_p95_ms'], ' ms')}; ETA error over {out['wr_eta_samples']} estimates."
             )
+        if out.get("wr_capacity_steps"):
+            md += [""] if md[-1] else []
+            md += [
+                "| waiting users | joins | join p95 ms | polls | poll p95 ms | poll p99 ms | room µs/join | "
+                "room µs/poll | Redis µs/join | Redis µs/poll | Redis bytes/waiting user |",
+                "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+            ]
         for s in out.get("wr_capacity_steps", []):
             md.append(
-                f"Waiting users {s['waiting']:,}: poll p95 {s['poll_p95_ms']:.1f} ms, p99 "
-                f"{s['poll_p99_ms']:.1f} ms over {s['polls']:,} polls; joins while filling p95 "
-                f"{s['join_p95_ms']:.1f} ms."
+                f"| {s['waiting']:,} | {fmt(s.get('joins'))} | {s['join_p95_ms']:.1f} | {s['polls']:,} | "
+                f"{s['poll_p95_ms']:.1f} | {s['poll_p99_ms']:.1f} | {fmt(s.get('room_cpu_us_per_join'))} | "
+                f"{fmt(s.get('room_cpu_us_per_poll'))} | {fmt(s.get('redis_cpu_us_per_join'))} | "
+                f"{fmt(s.get('redis_cpu_us_per_poll'))} | {fmt(s.get('redis_bytes_per_waiting_user'))} |"
             )
         md.append("")
     md.append(
@@ -261,6 +357,7 @@ def main(argv):
         load(os.path.join(d, "wr-spike.json")),
         load(os.path.join(d, "wr-capacity-k6.json")),
         load(os.path.join(d, "profile.json")),
+        load(os.path.join(d, "wr-capacity-cost.json")),
     )
     with open(os.path.join(d, "summary.json"), "w") as f:
         json.dump(out, f, indent=2)

@@ -1,5 +1,6 @@
 """The pure logic of make bench (local/bench/): the ladder's search, the summary's correctness and
-targets, the JFR share's buckets. The measuring itself runs against the harness (make bench)."""
+targets, the waiting room's cost per step from the marks of its capacity run, the JFR share's
+buckets. The measuring itself runs against the harness (make bench)."""
 
 import argparse
 
@@ -153,14 +154,14 @@ def wr_spike(passed=True, inversions=0, eta=12.5):
 
 def test_waiting_room_figures_are_reported_against_their_targets():
     capacity = {
-        "wr_max_waiting_users": 20000,
+        "wr_max_waiting_users": 100000,
         "wr_capacity_steps": [
-            {"waiting": 20000, "polls": 9000, "poll_p95_ms": 4.0, "poll_p99_ms": 9.0, "join_p95_ms": 30.0},
-            {"waiting": 30000, "polls": 0, "poll_p95_ms": 0, "poll_p99_ms": 0, "join_p95_ms": 0},
+            {"waiting": 100000, "polls": 90000, "poll_p95_ms": 4.0, "poll_p99_ms": 9.0, "join_p95_ms": 30.0},
+            {"waiting": 130000, "polls": 0, "poll_p95_ms": 0, "poll_p99_ms": 0, "join_p95_ms": 0},
         ],
     }
     out = summary.summarize({"capacity_rps": 300, "steps": [step()]}, None, None, None, wr_spike(), capacity)
-    assert (out["wr_join_p95_ms"], out["wr_poll_p95_ms"], out["wr_max_waiting_users"]) == (40.0, 61.0, 20000)
+    assert (out["wr_join_p95_ms"], out["wr_poll_p95_ms"], out["wr_max_waiting_users"]) == (40.0, 61.0, 100000)
     assert (out["wr_order_inversions"], out["wr_eta_error_p90_pct"], out["wr_soldout_propagation_s"]) == (0, 12.5, 9.5)
     assert out["meets_wr_join_p95_ms"] == 1 and out["meets_wr_poll_p95_ms"] == 0
     assert out["meets_wr_max_waiting_users"] == 1 and out["meets_wr_eta_error_p90_pct"] == 1
@@ -230,3 +231,139 @@ def test_the_summary_states_the_profile_and_what_ended_the_ladder():
     md = summary.markdown(out, lad)
     assert "profile product (local/profiles/product.env): the chart's configuration" in md
     assert "in_flight 8,000" in md and "The ladder ended at 1,500/s, by cpu." in md
+
+
+def capacity_k6(held, *steps):
+    """k6's summary of a capacity run: its steps and the largest one held."""
+    return {"wr_max_waiting_users": held, "wr_capacity_steps": list(steps)}
+
+
+def k6_step(waiting, joins, polls, p95=4.0):
+    return {
+        "waiting": waiting,
+        "joins": joins,
+        "polls": polls,
+        "poll_p95_ms": p95,
+        "poll_p99_ms": 9.0,
+        "join_p95_ms": 20.0,
+    }
+
+
+def redis(*masters, replica_bytes=10**9):
+    """A reading of three Redis nodes: the masters' used memory, and a replica that must not count."""
+    nodes = {str(7001 + i): {"role": "master", "used_memory": b} for i, b in enumerate(masters)}
+    return {**nodes, "7009": {"role": "slave", "used_memory": replica_bytes}}
+
+
+def ticks(room, redis_nodes, api=0):
+    """Clock ticks of the room, of two Redis nodes (split between them) and of another process."""
+    return {
+        "waiting-room": room,
+        "redis-7001": redis_nodes // 2,
+        "redis-7004": redis_nodes - redis_nodes // 2,
+        "api": api,
+    }
+
+
+HZ = ladder.HZ
+
+
+def cost_record():
+    """The marks room_capacity.py reads over two steps of 10,000 and 20,000 waiting users."""
+    return {
+        "marks": [
+            {"name": "launch", "ticks": ticks(0, 0), "redis_memory": redis(1_000_000, 2_000_000)},
+            {"name": "join-10000", "at": "start", "ticks": ticks(1 * HZ, 0)},
+            # 10,000 joins: 2 s of the room, 0.5 s of Redis
+            {"name": "join-10000", "at": "end", "ticks": ticks(3 * HZ, HZ // 2)},
+            {
+                "name": "hold-10000",
+                "at": "start",
+                "ticks": ticks(4 * HZ, HZ),
+                "redis_memory": redis(1_000_000, 3_500_000),
+            },
+            # 10,000 polls over the hold: 1 s of the room, 0.3 s of Redis
+            {"name": "join-20000", "at": "start", "ticks": ticks(5 * HZ, HZ + 3 * HZ // 10)},
+            # without its end mark the join phase runs until the hold starts
+            {
+                "name": "hold-20000",
+                "at": "start",
+                "ticks": ticks(9 * HZ, 2 * HZ),
+                "redis_memory": redis(1_000_100, 5_300_000),
+            },
+            {"name": "exit", "ticks": ticks(9 * HZ, 2 * HZ)},
+        ]
+    }
+
+
+def test_the_room_capacity_steps_carry_the_cpu_per_join_and_per_poll():
+    steps = summary.room_cost([k6_step(10000, 10000, 10000), k6_step(20000, 10000, 0)], cost_record())
+    first, second = steps
+    assert first["room_cpu_us_per_join"] == 200.0 and first["redis_cpu_us_per_join"] == 50.0
+    assert first["room_cpu_us_per_poll"] == 100.0 and first["redis_cpu_us_per_poll"] == 30.0
+    assert first["cpu_s"]["join"] == {"api": 0.0, "redis": 0.5, "waiting-room": 2.0}
+    # the second step's joins until its hold (4 s of the room over 10,000), and no poll at all
+    assert second["room_cpu_us_per_join"] == 400.0
+    assert second["room_cpu_us_per_poll"] is None and second["redis_cpu_us_per_poll"] is None
+    assert (first["poll_p95_ms"], first["joins"]) == (4.0, 10000)
+
+
+def test_the_redis_memory_per_waiting_user_is_the_masters_growth_per_user_joined():
+    steps = summary.room_cost([k6_step(10000, 10000, 10000), k6_step(20000, 8000, 9000)], cost_record())
+    # 1,500,000 bytes more on the masters for 10,000 users; the replica's reading is left out
+    assert steps[0]["redis_bytes_per_waiting_user"] == 150.0
+    assert steps[0]["redis_used_memory_masters"] == 4_500_000
+    # from the previous step's reading: 1,800,100 bytes for the 8,000 users this step joined
+    assert steps[1]["redis_bytes_per_waiting_user"] == 225.0
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["no joins", "no reading before", "a failover in between"],
+)
+def test_the_redis_memory_per_waiting_user_is_none_when_it_cannot_be_had(case):
+    record = cost_record()
+    joins = 10000
+    if case == "no joins":
+        joins = 0
+    elif case == "no reading before":
+        del record["marks"][0]["redis_memory"]
+    else:
+        # a third master appeared: a replica promoted
+        record["marks"][3]["redis_memory"] = {**redis(1, 2), "7003": {"role": "master", "used_memory": 9}}
+    (step,) = summary.room_cost([k6_step(10000, joins, 10000)], record)
+    assert step["redis_bytes_per_waiting_user"] is None
+
+
+def test_a_step_whose_phases_were_not_marked_has_no_cost():
+    (step,) = summary.room_cost([k6_step(30000, 10000, 9000)], cost_record())
+    assert all(step[k] is None for k in summary.ROOM_COST.values()) and step["cpu_s"] == {}
+
+
+def test_the_room_cost_is_reported_at_the_largest_step_held():
+    capacity = capacity_k6(10000, k6_step(10000, 10000, 10000), k6_step(20000, 10000, 0, p95=70.0))
+    out = summary.summarize(
+        {"capacity_rps": 300, "steps": [step()]}, None, None, None, None, capacity, None, cost_record()
+    )
+    assert out["wr_room_cpu_us_per_join"] == 200.0 and out["wr_room_cpu_us_per_poll"] == 100.0
+    assert out["wr_redis_cpu_us_per_poll"] == 30.0 and out["wr_redis_bytes_per_waiting_user"] == 150.0
+    assert out["wr_capacity_steps"][1]["room_cpu_us_per_join"] == 400.0
+    assert not [k for k in out if k.startswith("meets_wr_room") or k.startswith("meets_wr_redis")]
+    md = summary.markdown(out, None)
+    assert "| `wr_room_cpu_us_per_poll` (at 10,000 waiting) | | 100 |" in md
+    assert "| 10,000 | 10,000 | 20.0 | 10,000 | 4.0 | 9.0 | 200 | 100 | 50 | 30 | 150 |" in md
+    # the second step: 0.7 s of Redis and 1,800,100 bytes more over its 10,000 joins
+    assert "| 20,000 | 10,000 | 20.0 | 0 | 70.0 | 9.0 | 400 | – | 70 | – | 180 |" in md
+
+
+def test_without_a_step_held_or_its_marks_the_room_cost_is_absent_or_none():
+    capacity = capacity_k6(0, k6_step(10000, 10000, 10000, p95=90.0))
+    out = summary.summarize(
+        {"capacity_rps": 300, "steps": [step()]}, None, None, None, None, capacity, None, cost_record()
+    )
+    assert all(out[k] is None for k in summary.ROOM_COST)
+    # a run without the marks (k6's summary alone): the steps as k6 wrote them
+    capacity["wr_max_waiting_users"] = 10000
+    out = summary.summarize({"capacity_rps": 300, "steps": [step()]}, None, None, None, None, capacity)
+    assert out["wr_capacity_steps"] == capacity["wr_capacity_steps"] and out["wr_room_cpu_us_per_poll"] is None
+    assert "| 10,000 | 10,000 | 20.0 | 10,000 | 90.0 | 9.0 | – | – | – | – | – |" in summary.markdown(out, None)
