@@ -178,12 +178,13 @@ cmd_kill() {
 # group answers UP (checked every 500 ms on its management port), and a request whose connection is
 # refused is sent to the other one (the retry middleware: only before anything reached the dead one).
 LB_PORT=$(port 8088)
+# lb_instance NAME SERVICE: Traefik's service NAME over one harness process SERVICE.
 lb_instance() {
   cat <<YAML
     $1:
       loadBalancer:
-        servers: [{url: "http://$HARNESS_HOST:$(svc_port "$1")"}]
-        healthCheck: {path: /actuator/health/readiness, port: $(svc_mgmt_port "$1"), interval: 500ms, timeout: 400ms}
+        servers: [{url: "http://$HARNESS_HOST:$(svc_port "$2")"}]
+        healthCheck: {path: /actuator/health/readiness, port: $(svc_mgmt_port "$2"), interval: 500ms, timeout: 400ms}
 YAML
 }
 cmd_lb() {
@@ -212,8 +213,8 @@ http:
         services: [{name: api-1, weight: 1}, {name: api-2, weight: 1}]
         healthCheck: {}
 YAML
-        lb_instance api | sed 's/^    api:$/    api-1:/'
-        lb_instance api-2
+        lb_instance api-1 api
+        lb_instance api-2 api-2
       } > "$dir/dynamic.yaml"
       start_bg lb "$dir/traefik.log" "$dir/dynamic.yaml" "${TOOLS_BIN:-$ROOT/.tools/bin}/traefik" \
         --entryPoints.api.address="$HARNESS_HOST:$LB_PORT" --providers.file.filename="$dir/dynamic.yaml" \
