@@ -183,6 +183,14 @@ class Reconciler {
 		long redisCount = store.issuedCount(id);
 		metrics.stockRemaining(id, cached.quantity() - redisCount);
 		if (settled == null) {
+			// The consumer's progress is unknown (a broker lost, its offsets unreadable)
+			// or behind the barrier: nothing can be judged stale. A held slot is settled
+			// by what MySQL already shows, which needs no barrier: otherwise an outage
+			// that holds the barrier holds the slots, and the event's last users are
+			// answered "try again" until the broker is back.
+			if (store.heldCount(id) > 0) {
+				compare(id, null);
+			}
 			return;
 		}
 		// Equal counts can still hide a lost slot number (a user repointed by a late
@@ -199,11 +207,13 @@ class Reconciler {
 	/**
 	 * Counts differ while every record sent before {@code settled} is processed: apply
 	 * the {@link Repairs#plan repairs} of stale reservations, held slots and unknown
-	 * rows.
+	 * rows. With {@code settled} null only what MySQL decides alone: held slots, repoints
+	 * and adoptions, no stale release.
 	 */
 	private void compare(long id, Instant settled) {
 		// Sent (or re-sent) this long before the barrier: any record of it is behind it.
-		Instant staleBefore = settled.minus(properties.staleAfter());
+		// No barrier: nothing is stale.
+		Instant staleBefore = settled == null ? null : settled.minus(properties.staleAfter());
 		List<Repairs.Repair> repairs = Repairs.plan(store.all(id), repository.findAllIssued(id), staleBefore);
 		long released = 0;
 		long releasedHeld = 0;

@@ -65,8 +65,9 @@ final class Repairs {
 	 * The repairs of one coupon whose Redis and MySQL disagree, in the order to apply
 	 * them: releases and repoints in the order of the reservations, then adoptions.
 	 * Reservations last sent at or after {@code staleBefore} are left alone: their record
-	 * (or a 409's re-send of it) may still be on its way. A held slot is not: it is
-	 * settled at once when MySQL holds its slot or its user's row.
+	 * (or a 409's re-send of it) may still be on its way; with {@code staleBefore} null
+	 * (the consumer's progress unknown) none is stale. A held slot is not: it is settled
+	 * at once when MySQL holds its slot or its user's row.
 	 */
 	static List<Repair> plan(List<Reservation> reservations, Collection<IssuedRow> issued, Instant staleBefore) {
 		Map<String, IssuedRow> rows = issued.stream().collect(Collectors.toMap(IssuedRow::userId, Function.identity()));
@@ -83,14 +84,14 @@ final class Repairs {
 				// (its record is that user's second, which the consumer never writes: the
 				// slot is free again). Otherwise only staleness tells.
 				String user = r.heldFor();
-				if (!reuseSlot || (user != null && rows.containsKey(user)) || r.lastSent().isBefore(staleBefore)) {
+				if (!reuseSlot || (user != null && rows.containsKey(user)) || stale(r, staleBefore)) {
 					repairs.add(new Release(r, reuseSlot));
 				}
 				continue;
 			}
 			IssuedRow row = rows.get(r.userId());
 			if (row == null) {
-				if (r.lastSent().isBefore(staleBefore)) {
+				if (stale(r, staleBefore)) {
 					repairs.add(new Release(r, reuseSlot));
 				}
 			}
@@ -100,6 +101,10 @@ final class Repairs {
 		}
 		issued.stream().filter((row) -> !inRedis.contains(row.userId())).map(Adopt::new).forEach(repairs::add);
 		return repairs;
+	}
+
+	private static boolean stale(Reservation r, Instant staleBefore) {
+		return staleBefore != null && r.lastSent().isBefore(staleBefore);
 	}
 
 }

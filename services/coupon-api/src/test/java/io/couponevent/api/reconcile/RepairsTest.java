@@ -80,6 +80,23 @@ class RepairsTest {
 		}
 
 		@Test
+		void neverWhileTheConsumersProgressIsUnknown() {
+			Reservation ghost = reservation("ghost", 3, STALE_BEFORE.minusSeconds(3600));
+			Reservation held = reservation(Reservation.heldField(4, "user"), 4, STALE_BEFORE.minusSeconds(3600));
+			assertThat(Repairs.plan(List.of(ghost, held), List.of(), null)).isEmpty();
+		}
+
+		@Test
+		void whileMysqlAloneStillSettlesHeldSlotsRepointsAndAdoptions() {
+			Reservation landed = reservation(Reservation.heldField(4, "user"), 4, BARRIER);
+			Reservation retry = reservation("user", 5, BARRIER);
+			IssuedRow row = row("user", 4);
+			IssuedRow unknown = row("unknown", 6);
+			assertThat(Repairs.plan(List.of(landed, retry), List.of(row, unknown), null)).containsExactly(
+					new Release(landed, false), new Repairs.Repoint(retry, row, true), new Repairs.Adopt(unknown));
+		}
+
+		@Test
 		void withoutReusingASlotNumberMysqlAlreadyHolds() {
 			Reservation ghost = reservation("ghost", 1, STALE_BEFORE.minusSeconds(5));
 			IssuedRow other = row("other", 1);
