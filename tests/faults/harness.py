@@ -133,9 +133,14 @@ def api_with(args):
     API_ARGS_NOW[0] = args
 
 
+# Set by a scenario that restarted Kafka nodes: their leaderships stay with the survivors
+# (local/infra.sh kafka-start N), and the next scenario starts from balanced leaders.
+KAFKA_LEADERS_MOVED = [False]
+
+
 def heal():
     """Brings back whatever a scenario left down or paused; stops extra API and consumer processes
-    and the API's Service."""
+    and the API's Service; puts Kafka's leaders back on their preferred replicas after a restart."""
     for f in os.listdir(os.path.join(RUN_DIR, "pids")):
         pid = pid_of(f[:-4]) if f.endswith(".pid") else None
         if pid:
@@ -148,6 +153,9 @@ def heal():
         services("down", *extras, check=False)
     if pid_of("lb"):
         services("lb", "down", check=False)
+    if KAFKA_LEADERS_MOVED[0]:
+        infra("kafka-balance", check=False)
+        KAFKA_LEADERS_MOVED[0] = False
     if whole():
         return
     log("healing the harness: infra up, services up")

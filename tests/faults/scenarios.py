@@ -29,6 +29,7 @@ from checks import (
 from harness import (
     ADMIN,
     BURST_OFFSET,
+    KAFKA_LEADERS_MOVED,
     OFFSET,
     SETTINGS,
     http,
@@ -71,6 +72,7 @@ def kafka_node_down(nodes, down_s):
         run.at(15 + down_s)
         run.mark("restart", "local/infra.sh kafka-start " + " ".join(map(str, killed)))
         infra("kafka-start", *map(str, killed))
+        KAFKA_LEADERS_MOVED[0] = True
         run.mark("restored", "every partition fully replicated again")
 
     return inject
