@@ -461,8 +461,10 @@ run_one() {
     crds) with_lock crds tool_crds ;;
     node) run_one node-apt; for t in etcd kube-apiserver kubectl helm k6; do run_one "$t"; done; run_one node-go; run_one strimzi ;;
     # the Kubernetes binaries first: they fill the Go build cache with the k8s.io/kubernetes packages
-    # the tools stage's kube-apiserver needs (55-114 s with them cached, 490 s without)
-    node-go) for t in kube-controller-manager kube-scheduler kubelet kube-proxy coredns keda k6-operator metrics-server kube-router traefik local-path-provisioner; do run_one "$t"; done ;;
+    # the tools stage's kube-apiserver needs (55-114 s with them cached, 490 s without). Traefik
+    # next: test-faults-short's api-kill balances its two APIs with it, and a scenario that finds its
+    # build still running in this chain's idle time waits for it.
+    node-go) for t in kube-controller-manager kube-scheduler kubelet kube-proxy traefik coredns keda k6-operator metrics-server kube-router local-path-provisioner; do run_one "$t"; done ;;
     go) for t in helm helm-unittest k6 etcd kube-apiserver kubectl crds; do run_one "$t"; done ;;
     all)
       # The Go builds are CPU work, the rest mostly downloads and unpacking: side by side.

@@ -64,6 +64,38 @@ def report() -> Report:
     return REPORT
 
 
+# test_cluster.py's tests act on the release test_install makes: without it each would wait out
+# its own time limit (minutes each), long enough for CI's limit to end the run before any summary.
+NEEDS_INSTALL = "test_cluster.py"
+INSTALL_FAILED = pytest.StashKey[str]()
+
+
+def pytest_runtest_setup(item):
+    failed = item.session.stash.get(INSTALL_FAILED, None)
+    if failed and item.path.name == NEEDS_INSTALL:
+        pytest.skip(f"the install failed: {failed}")
+
+
+def pytest_runtest_logreport(report):
+    """A failure is told as it happens, in the timeline too (pytest's own account comes at the end of
+    the session, which a run stopped by CI's time limit never reaches)."""
+    if not report.failed:
+        return
+    crash = getattr(report.longrepr, "reprcrash", None)
+    reason = crash.message if crash else str(report.longrepr).strip().splitlines()[-1]
+    reason = " / ".join(ln.strip() for ln in reason.splitlines() if ln.strip())
+    REPORT.event(f"FAILED {report.nodeid.split('::')[-1]} ({report.when}): {reason[:600]}")
+    REPORT.write()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    rep = yield
+    if rep.failed and item.path.name == NEEDS_INSTALL and item.name == "test_install":
+        item.session.stash[INSTALL_FAILED] = rep.nodeid
+    return rep
+
+
 def pytest_sessionfinish(session, exitstatus):
     REPORT.write()
 

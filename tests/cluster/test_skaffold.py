@@ -8,8 +8,8 @@ the project's own skaffold.yaml from the repository root with the `event` profil
   - `skaffold render`, with a build output of three pushed images, hands the chart exactly those
     images (no registry prefixed twice) and renders with the chart EVENT_CHART names;
   - `skaffold run` builds the three images with Jib, pushes them to the node's registry, deploys the
-    chart with tests/cluster/values.yaml (EVENT_VALUES) and waits for the Deployments; an issuance
-    from a pod answers 202;
+    chart with tests/cluster/values.yaml and the one-node Kafka of KAFKA_ONE_NODE (EVENT_VALUES, a
+    merge of both) and waits for the Deployments; an issuance from a pod answers 202;
   - `skaffold dev`: a change to coupon-api's sources rebuilds that image alone and rolls its
     Deployment alone;
   - `skaffold delete` leaves no object of the release.
@@ -41,6 +41,16 @@ from verifier import tokens
 
 HERE = Path(__file__).resolve().parent
 VALUES = HERE / "values.yaml"
+# The dev loop's event runs Kafka on one dual-role node (topics of one replica): this file tests
+# skaffold's build, deploy and rebuild, not Kafka's layout, which test_cluster.py's event runs as the
+# chart ships it (three brokers, three controllers). Six more Kafka pods on the node's two cores
+# held `skaffold run` for six and a half minutes, most of the cluster stage's share of CI's time.
+KAFKA_ONE_NODE = {
+    "kafka": {
+        "topic": {"replicas": 1, "minInsyncReplicas": 1},
+        "strimzi": {"replicas": 1, "controllers": {"dedicated": False}},
+    }
+}
 REGISTRY = yaml.safe_load(VALUES.read_text())["global"]["imageRegistry"]
 # The release and its namespace: skaffold.yaml's event profile names both EVENT_NAME.
 NS = RELEASE = "skaffold-event"
@@ -90,6 +100,21 @@ def wait_for_skaffold_build() -> None:
     assert rc == "0", f"scripts/tools.sh skaffold exited {rc}: {tail}"
 
 
+def merged(base: dict, over: dict) -> dict:
+    """base with over's keys laid on it, maps merged key by key (as Helm merges values files)."""
+    out = dict(base)
+    for key, value in over.items():
+        out[key] = merged(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
+
+
+def event_values() -> Path:
+    """tests/cluster/values.yaml with KAFKA_ONE_NODE laid on it, in build/skaffold."""
+    path = OUT / "values.yaml"
+    path.write_text(yaml.safe_dump(merged(yaml.safe_load(VALUES.read_text()), KAFKA_ONE_NODE), sort_keys=False))
+    return path
+
+
 @pytest.fixture(scope="module")
 def env() -> dict:
     """Skaffold's environment: the event profile's parameters, Jib's base image, and a global config
@@ -111,7 +136,7 @@ def env() -> dict:
         os.environ,
         JAVA_HOME=os.environ.get("JAVA_HOME") or "/usr/lib/jvm/temurin-25-jdk-amd64",
         EVENT_NAME=RELEASE,
-        EVENT_VALUES=str(VALUES),
+        EVENT_VALUES=str(event_values()),
         EVENT_CHART=chart,
         MAVEN_ARGS=f"-Djib.from.image=tar://{JAVA_BASE}",
         SKAFFOLD_CONFIG=str(config),
