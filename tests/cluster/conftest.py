@@ -64,15 +64,16 @@ def report() -> Report:
     return REPORT
 
 
-# test_cluster.py's tests act on the release test_install makes: without it each would wait out
-# its own time limit (minutes each), long enough for CI's limit to end the run before any summary.
-NEEDS_INSTALL = "test_cluster.py"
+# test_cluster.py's and test_skaffold.py's tests act on the release test_install makes: without it
+# each would wait out its own time limit (minutes each), long enough for CI's limit to end the run
+# before any summary. test_uninstall.py still cleans up.
+NEEDS_INSTALL = ("test_cluster.py", "test_skaffold.py")
 INSTALL_FAILED = pytest.StashKey[str]()
 
 
 def pytest_runtest_setup(item):
     failed = item.session.stash.get(INSTALL_FAILED, None)
-    if failed and item.path.name == NEEDS_INSTALL:
+    if failed and item.path.name in NEEDS_INSTALL:
         pytest.skip(f"the install failed: {failed}")
 
 
@@ -91,7 +92,7 @@ def pytest_runtest_logreport(report):
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
     rep = yield
-    if rep.failed and item.path.name == NEEDS_INSTALL and item.name == "test_install":
+    if rep.failed and item.path.name == "test_cluster.py" and item.name == "test_install":
         item.session.stash[INSTALL_FAILED] = rep.nodeid
     return rep
 

@@ -7,7 +7,7 @@
 # refusing a producer without credentials, helm test, issuance from a pod,
 # the HPAs reading CPU from metrics-server, the NetworkPolicies enforced by kube-router (allowed and
 # denied paths), KEDA scaling on real lag, the load test through the k6-operator, the images pulled,
-# upgrade, uninstall). Writes build/cluster/report.json
+# upgrade, skaffold's run, dev and delete on that event, uninstall). Writes build/cluster/report.json
 # and build/cluster/timeline.txt. Everything is stopped on exit unless KEEP=1.
 # Extra arguments go to pytest (e.g. -k install).
 set -euo pipefail
@@ -40,10 +40,10 @@ rm -f "$CLUSTER_OUT"/report.json "$CLUSTER_OUT"/timeline.txt
 source "$ROOT/local/verifier/venv.sh"
 venv_python tests-cluster "$ROOT/tests/requirements.txt" "$HERE/requirements.txt" >/dev/null
 venv_python verifier "$ROOT/local/verifier/requirements.txt" >/dev/null
-# test_skaffold.py runs skaffold.yaml's dev loop against the node (its own report: build/skaffold).
-# Only that file, the last, needs skaffold: it builds (or waits for scripts/test.sh's background
-# build) while test_cluster.py runs, in the CPU time the event leaves idle; test_skaffold.py's
-# fixture waits for SKAFFOLD_BUILD_RC, the build's exit status.
+# test_skaffold.py runs skaffold.yaml's dev loop on test_cluster.py's event (its own report:
+# build/skaffold), and test_uninstall.py ends it. Only test_skaffold.py needs skaffold: it builds (or
+# waits for scripts/test.sh's background build) while test_cluster.py runs, in the CPU time the
+# event leaves idle; test_skaffold.py's fixture waits for SKAFFOLD_BUILD_RC, the build's exit status.
 export SKAFFOLD_BUILD_RC="$CLUSTER_OUT/skaffold-build.rc"
 rm -f "$SKAFFOLD_BUILD_RC"
 idle=(); command -v chrt >/dev/null && idle=(chrt --idle 0)

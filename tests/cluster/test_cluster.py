@@ -27,8 +27,10 @@ from kube import HARDENED_CONTAINER, ROOT, hardened_pod, helm, kubectl, kubectl_
 from verifier import tokens
 
 HERE = Path(__file__).resolve().parent
-NS = "coupon-event"
 RELEASE = "cluster-test"
+# The release's own namespace, as skaffold.yaml's event profile names both: test_skaffold.py's
+# `skaffold run` upgrades this release.
+NS = RELEASE
 API = f"{RELEASE}-coupon-api"
 CONSUMER = f"{RELEASE}-coupon-consumer"
 WAITING_ROOM = f"{RELEASE}-coupon-waiting-room"
@@ -1495,52 +1497,3 @@ def test_upgrade_to_a_changed_event(chart, report):
     body = json.loads(run(["curl", "-fsS", "--max-time", "10", url]).stdout)
     assert body["id"] == 3 and body["quantity"] == 100, body
     report.event("coupon 3 served by the API")
-
-
-def test_uninstall_leaves_nothing(report):
-    kubectl("-n", NS, "delete", "jobs", "-l", "coupon-event.io/test=cluster", "--wait=true", timeout=300)
-    kubectl("-n", NS, "delete", "pod", KAFKA_CLIENT, "--wait=true", check=False, timeout=120)
-    kubectl("-n", NS, "delete", "kafkauser", PROBE_USER, "--wait=true", check=False, timeout=120)
-    helm("uninstall", RELEASE, "-n", NS, "--wait", "--timeout", f"{SLOW}s", timeout=SLOW + 60)
-    report.event("helm uninstall")
-    kinds = (
-        "all,configmaps,secrets,serviceaccounts,roles,rolebindings,networkpolicies,poddisruptionbudgets,"
-        "scaledobjects.keda.sh,horizontalpodautoscalers,servicemonitors.monitoring.coreos.com,"
-        "prometheusrules.monitoring.coreos.com,testruns.k6.io,jobs"
-    )
-
-    def leftovers():
-        named = kubectl(
-            "-n", NS, "get", kinds, "-l", f"app.kubernetes.io/instance={RELEASE}", "-o", "name"
-        ).stdout.split()
-        pods = kubectl("-n", NS, "get", "pods", "-o", "name").stdout.split()
-        return sorted(set(named + pods))
-
-    deadline = time.monotonic() + 300
-    while leftovers() and time.monotonic() < deadline:
-        time.sleep(2)
-    left = leftovers()
-    report.figures["uninstall_leftovers"] = len(left)
-    report.event(f"uninstalled: {len(left)} objects left")
-    assert not left, left
-
-
-def test_reinstall_over_the_kafka_volumes_is_refused(chart, report):
-    """deleteClaim false keeps the Kafka nodes' claims after helm uninstall; helm install of the same
-    event name over them is refused at render time, saying what to do (templates/validate.yaml),
-    instead of a Kafka that crash-loops on its old cluster id."""
-    claims = kubectl_json("-n", NS, "get", "pvc", "-l", f"strimzi.io/cluster={KAFKA}")["items"]
-    proc = helm("install", RELEASE, chart, "-n", NS, "-f", str(VALUES), "--timeout", "120s", check=False, timeout=300)
-    message = next(
-        (ln.strip() for ln in (proc.stdout + proc.stderr).splitlines() if "leftover Kafka volumes" in ln), None
-    )
-    report.figures["reinstall"] = {
-        "claims_left": len(claims),
-        "outcome": "refused" if proc.returncode != 0 else "installed",
-        "message": message,
-    }
-    report.event(f"reinstall over {len(claims)} claims: {report.figures['reinstall']['outcome']}")
-    # Three brokers' and three controllers' claims.
-    assert len(claims) == 6, [c["metadata"]["name"] for c in claims]
-    assert proc.returncode != 0 and message, proc.stdout[-2000:] + proc.stderr[-2000:]
-    assert f"kubectl -n {NS} delete pvc -l strimzi.io/cluster={KAFKA}" in message, message

@@ -3,16 +3,19 @@
 Runs after test_cluster.py in the same session (file order), in the node's network namespace, with
 the node's registry, the harness as the event's external data stores and the Java base image that
 k8s/node/event-images.sh left in build/cluster/images. Skaffold (scripts/tools.sh skaffold) runs
-the project's own skaffold.yaml from the repository root with the `event` profile:
+the project's own skaffold.yaml from the repository root with the `event` profile, on the event
+test_cluster.py installed (EVENT_NAME: its release and namespace), so no second Kafka starts on the
+node's two cores:
 
   - `skaffold render`, with a build output of three pushed images, hands the chart exactly those
     images (no registry prefixed twice) and renders with the chart EVENT_CHART names;
-  - `skaffold run` builds the three images with Jib, pushes them to the node's registry, deploys the
-    chart with tests/cluster/values.yaml and the one-node Kafka of KAFKA_ONE_NODE (EVENT_VALUES, a
-    merge of both) and waits for the Deployments; an issuance from a pod answers 202;
+  - `skaffold run` builds the three images with Jib, pushes them to the node's registry, upgrades
+    the release with them and tests/cluster/values.yaml (EVENT_VALUES) and waits for the
+    Deployments; an issuance from a pod answers 202;
   - `skaffold dev`: a change to coupon-api's sources rebuilds that image alone and rolls its
     Deployment alone;
-  - `skaffold delete` leaves no object of the release.
+  - `skaffold delete` leaves no object of the release (test_uninstall.py then checks the namespace
+    whole and the Kafka volumes left behind).
 
 Figures go to build/skaffold/report.json (written after every step, so a failed run shows how far
 it got).
@@ -41,19 +44,10 @@ from verifier import tokens
 
 HERE = Path(__file__).resolve().parent
 VALUES = HERE / "values.yaml"
-# The dev loop's event runs Kafka on one dual-role node (topics of one replica): this file tests
-# skaffold's build, deploy and rebuild, not Kafka's layout, which test_cluster.py's event runs as the
-# chart ships it (three brokers, three controllers). Six more Kafka pods on the node's two cores
-# held `skaffold run` for six and a half minutes, most of the cluster stage's share of CI's time.
-KAFKA_ONE_NODE = {
-    "kafka": {
-        "topic": {"replicas": 1, "minInsyncReplicas": 1},
-        "strimzi": {"replicas": 1, "controllers": {"dedicated": False}},
-    }
-}
 REGISTRY = yaml.safe_load(VALUES.read_text())["global"]["imageRegistry"]
-# The release and its namespace: skaffold.yaml's event profile names both EVENT_NAME.
-NS = RELEASE = "skaffold-event"
+# The release and its namespace: skaffold.yaml's event profile names both EVENT_NAME; the event
+# test_cluster.py installed.
+NS = RELEASE = "cluster-test"
 SERVICES = ("coupon-api", "coupon-consumer", "coupon-waiting-room")
 OUT = Path(os.environ.get("SKAFFOLD_OUT", ROOT / "build" / "skaffold"))
 SKAFFOLD = ROOT / ".tools" / "bin" / "skaffold"
@@ -100,21 +94,6 @@ def wait_for_skaffold_build() -> None:
     assert rc == "0", f"scripts/tools.sh skaffold exited {rc}: {tail}"
 
 
-def merged(base: dict, over: dict) -> dict:
-    """base with over's keys laid on it, maps merged key by key (as Helm merges values files)."""
-    out = dict(base)
-    for key, value in over.items():
-        out[key] = merged(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
-    return out
-
-
-def event_values() -> Path:
-    """tests/cluster/values.yaml with KAFKA_ONE_NODE laid on it, in build/skaffold."""
-    path = OUT / "values.yaml"
-    path.write_text(yaml.safe_dump(merged(yaml.safe_load(VALUES.read_text()), KAFKA_ONE_NODE), sort_keys=False))
-    return path
-
-
 @pytest.fixture(scope="module")
 def env() -> dict:
     """Skaffold's environment: the event profile's parameters, Jib's base image, and a global config
@@ -136,7 +115,7 @@ def env() -> dict:
         os.environ,
         JAVA_HOME=os.environ.get("JAVA_HOME") or "/usr/lib/jvm/temurin-25-jdk-amd64",
         EVENT_NAME=RELEASE,
-        EVENT_VALUES=str(event_values()),
+        EVENT_VALUES=str(VALUES),
         EVENT_CHART=chart,
         MAVEN_ARGS=f"-Djib.from.image=tar://{JAVA_BASE}",
         SKAFFOLD_CONFIG=str(config),
@@ -237,8 +216,8 @@ def test_render_event_profile_defaults(env):
 
 def test_run_builds_pushes_and_deploys(env):
     """`skaffold run -p event`: Jib builds the three images and pushes them to the node's registry,
-    the chart is installed with them and skaffold waits for the Deployments; an issuance from a pod
-    answers 202."""
+    the release is upgraded (installed, were it not there) with them and skaffold waits for the
+    Deployments; an issuance from a pod answers 202."""
     kubectl("create", "namespace", NS, check=False)
     # The database password, as tests/cluster/values.yaml expects it (a Secret of its own).
     kubectl("-n", NS, "create", "secret", "generic", "coupon-db", "--from-literal=password=coupon", check=False)
@@ -382,7 +361,8 @@ def test_dev_rebuilds_and_rolls_only_the_changed_service(env):
 
 
 def test_delete_leaves_nothing(env):
-    """`skaffold delete -p event` uninstalls the release: no object of it is left in its namespace."""
+    """`skaffold delete -p event` uninstalls the release: no object or pod of it is left in its
+    namespace (test_cluster.py's own test pods and the namespace are test_uninstall.py's)."""
     skaffold("delete", env, timeout=SLOW)
     kinds = (
         "all,configmaps,secrets,serviceaccounts,roles,rolebindings,networkpolicies,poddisruptionbudgets,"
@@ -393,7 +373,9 @@ def test_delete_leaves_nothing(env):
         named = kubectl(
             "-n", NS, "get", kinds, "-l", f"app.kubernetes.io/instance={RELEASE}", "-o", "name"
         ).stdout.split()
-        pods = kubectl("-n", NS, "get", "pods", "-o", "name").stdout.split()
+        pods = kubectl(
+            "-n", NS, "get", "pods", "-l", f"app.kubernetes.io/instance={RELEASE}", "-o", "name"
+        ).stdout.split()
         releases = kubectl("-n", NS, "get", "secrets", "-l", "owner=helm", "-o", "name").stdout.split()
         return sorted(set(named + pods + releases))
 
@@ -403,5 +385,4 @@ def test_delete_leaves_nothing(env):
     left = leftovers()
     FIGURES["delete_leftovers"] = len(left)
     write_report()
-    kubectl("delete", "namespace", NS, "--wait=false", check=False)
     assert not left, left
