@@ -363,6 +363,19 @@ def test_dev_rebuilds_and_rolls_only_the_changed_service(env):
 def test_delete_leaves_nothing(env):
     """`skaffold delete -p event` uninstalls the release: no object or pod of it is left in its
     namespace (test_cluster.py's own test pods and the namespace are test_uninstall.py's)."""
+    # test_cluster.py's k6 Jobs first: their pods carry the release's labels, as its NetworkPolicies
+    # admit them by, and would count as left behind.
+    kubectl(
+        "-n",
+        NS,
+        "delete",
+        "jobs",
+        "-l",
+        "coupon-event.io/test=cluster",
+        "--cascade=foreground",
+        "--wait=true",
+        timeout=300,
+    )
     skaffold("delete", env, timeout=SLOW)
     kinds = (
         "all,configmaps,secrets,serviceaccounts,roles,rolebindings,networkpolicies,poddisruptionbudgets,"
