@@ -76,6 +76,21 @@ HARDENED_CONTAINER = {
 }
 
 
+def object_names(namespace: str, kinds: str, selector: str | None = None) -> list[str]:
+    """`kubectl get KINDS -o name` in a namespace, optionally by label selector."""
+    args = ["-n", namespace, "get", kinds, "-o", "name"] + (["-l", selector] if selector else [])
+    return kubectl(*args).stdout.split()
+
+
+def left_after(listing, within: float = 300) -> list[str]:
+    """What `listing()` (names of objects that should go away) still returns after waiting up to
+    `within` seconds for it to be empty, sorted."""
+    deadline = time.monotonic() + within
+    while (left := sorted(set(listing()))) and time.monotonic() < deadline:
+        time.sleep(2)
+    return left
+
+
 def hardened_pod(
     name: str,
     namespace: str,

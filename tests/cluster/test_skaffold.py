@@ -37,7 +37,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kube import ROOT, hardened_pod, kubectl, kubectl_json, run
+from kube import ROOT, hardened_pod, kubectl, kubectl_json, left_after, object_names, run
 
 sys.path.insert(0, str(ROOT / "local"))
 from verifier import tokens
@@ -382,20 +382,14 @@ def test_delete_leaves_nothing(env):
         "scaledobjects.keda.sh,horizontalpodautoscalers,testruns.k6.io,jobs"
     )
 
-    def leftovers():
-        named = kubectl(
-            "-n", NS, "get", kinds, "-l", f"app.kubernetes.io/instance={RELEASE}", "-o", "name"
-        ).stdout.split()
-        pods = kubectl(
-            "-n", NS, "get", "pods", "-l", f"app.kubernetes.io/instance={RELEASE}", "-o", "name"
-        ).stdout.split()
-        releases = kubectl("-n", NS, "get", "secrets", "-l", "owner=helm", "-o", "name").stdout.split()
-        return sorted(set(named + pods + releases))
-
-    deadline = time.monotonic() + 300
-    while leftovers() and time.monotonic() < deadline:
-        time.sleep(2)
-    left = leftovers()
+    release = f"app.kubernetes.io/instance={RELEASE}"
+    left = left_after(
+        lambda: (
+            object_names(NS, kinds, release)
+            + object_names(NS, "pods", release)
+            + object_names(NS, "secrets", "owner=helm")
+        )
+    )
     FIGURES["delete_leftovers"] = len(left)
     write_report()
     assert not left, left

@@ -7,11 +7,9 @@ uninstalls it here. Figures go to build/cluster/report.json with test_cluster.py
 
 from __future__ import annotations
 
-import time
-
 from test_cluster import KAFKA, KAFKA_CLIENT, NS, PROBE_USER, RELEASE, SLOW, VALUES, chart  # noqa: F401  chart: fixture
 
-from kube import helm, kubectl, kubectl_json
+from kube import helm, kubectl, kubectl_json, left_after, object_names
 
 
 def release_installed() -> bool:
@@ -33,17 +31,9 @@ def test_uninstall_leaves_nothing(report):
         "prometheusrules.monitoring.coreos.com,testruns.k6.io,jobs"
     )
 
-    def leftovers():
-        named = kubectl(
-            "-n", NS, "get", kinds, "-l", f"app.kubernetes.io/instance={RELEASE}", "-o", "name"
-        ).stdout.split()
-        pods = kubectl("-n", NS, "get", "pods", "-o", "name").stdout.split()
-        return sorted(set(named + pods))
-
-    deadline = time.monotonic() + 300
-    while leftovers() and time.monotonic() < deadline:
-        time.sleep(2)
-    left = leftovers()
+    left = left_after(
+        lambda: object_names(NS, kinds, f"app.kubernetes.io/instance={RELEASE}") + object_names(NS, "pods")
+    )
     report.figures["uninstall_leftovers"] = len(left)
     report.event(f"uninstalled: {len(left)} objects left")
     assert not left, left
