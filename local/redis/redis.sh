@@ -28,6 +28,12 @@ redis_all_ok() {
     [ "$(redis_info "$p" cluster_known_nodes)" = "${#REDIS_PORTS[@]}" ] || return 1
   done
 }
+redis_all_alone() {
+  local p
+  for p in "${REDIS_PORTS[@]}"; do
+    [ "$(redis_info "$p" cluster_known_nodes)" = 1 ] && [ "$(redis_cmd "$p" dbsize 2>/dev/null)" = 0 ] || return 1
+  done
+}
 redis_all_ping() { local p; for p in "${REDIS_PORTS[@]}"; do [ "$(redis_cmd "$p" ping 2>/dev/null)" = PONG ] || return 1; done; }
 
 redis_up() {
@@ -49,7 +55,13 @@ redis_up() {
   fi
   if [ $fresh = 0 ]; then
     log "redis nodes disagree about the cluster: resetting every node and creating it again (empty)"
-    for p in "${REDIS_PORTS[@]}"; do redis_cmd "$p" flushall >/dev/null 2>&1 || true; redis_cmd "$p" cluster reset hard >/dev/null; done
+    # A replica refuses FLUSHALL, and a master with keys refuses the reset: a node promoted while
+    # others were reset keeps its keys, so reset in rounds until every node is alone and empty.
+    local round
+    for round in 1 2 3; do
+      for p in "${REDIS_PORTS[@]}"; do redis_cmd "$p" flushall >/dev/null 2>&1 || true; redis_cmd "$p" cluster reset hard >/dev/null 2>&1 || true; done
+      redis_all_alone && break
+    done
   fi
   local hosts=(); for p in "${REDIS_PORTS[@]}"; do hosts+=("$HARNESS_HOST:$p"); done
   redis-cli --cluster create "${hosts[@]}" --cluster-replicas 2 --cluster-yes >"$REDIS_DIR/create.log" 2>&1 \
