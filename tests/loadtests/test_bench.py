@@ -89,10 +89,14 @@ def step(**kw):
 
 
 def test_summary_reports_targets_without_judging_them():
-    lad = {"capacity_rps": 300, "steps": [step()], **{k: 500 for k in summary.CPU}}
+    lad = {"capacity_rps": 2400, "steps": [step()], **{k: 500 for k in summary.CPU}}
+    lad["server_cpu_us_per_accepted"] = 300
     out = summary.summarize(lad, None, None, None)
-    assert out["capacity_rps"] == 300 and out["meets_capacity_rps"] == 0
+    assert out["capacity_rps"] == 2400 and out["meets_capacity_rps"] == 1
     assert out["meets_server_cpu_us_per_accepted"] == 1 and out["meets_api_cpu_us_per_accepted"] == 0
+    lad.update(capacity_rps=2300, server_cpu_us_per_accepted=301)
+    out = summary.summarize(lad, None, None, None)
+    assert out["meets_capacity_rps"] == 0 and out["meets_server_cpu_us_per_accepted"] == 0
     assert out["correct"] == 1
 
 
