@@ -57,8 +57,8 @@ redis_up() {
     log "redis nodes disagree about the cluster: resetting every node and creating it again (empty)"
     # A replica refuses FLUSHALL, and a master with keys refuses the reset: a node promoted while
     # others were reset keeps its keys, so reset in rounds until every node is alone and empty.
-    local round
-    for round in 1 2 3; do
+    local _
+    for _ in 1 2 3; do
       for p in "${REDIS_PORTS[@]}"; do redis_cmd "$p" flushall >/dev/null 2>&1 || true; redis_cmd "$p" cluster reset hard >/dev/null 2>&1 || true; done
       redis_all_alone && break
     done
