@@ -67,14 +67,8 @@ class HeldSlotSettlementTest extends ApiServerTest {
 		// the retry's as the user's second.
 		row(id, user, first);
 		settle();
-		assertThat(this.store.find(id, user)).as("the user holds the landed slot")
-			.hasValueSatisfying((r) -> assertThat(r.slot()).isEqualTo(first.slot()));
 		assertThat(this.store.heldCount(id)).isZero();
-		String next = "next-" + UUID.randomUUID();
-		Reply sold = this.api.issue(id, Tokens.user(next));
-		assertThat(sold.status()).as("the retry's unit is sold again: " + sold.raw()).isEqualTo(202);
-		assertThat(this.store.find(id, next).orElseThrow().slot()).as("the retry's slot, freed")
-			.isEqualTo(retry.slot());
+		assertSettled(id, user, first, retry);
 	}
 
 	@Test
@@ -117,12 +111,21 @@ class HeldSlotSettlementTest extends ApiServerTest {
 		Reconciler fresh = freshReconciler();
 		assertThat(fresh.runOnce()).as("the reconciler's lease").isTrue();
 		assertThat(this.store.heldCount(id)).as("held slots after a pass with no barrier").isZero();
+		assertSettled(id, user, landed, retry);
+	}
+
+	/**
+	 * The user holds the slot whose record landed, and the retry's unit is sold again:
+	 * the next user gets the retry's slot.
+	 */
+	private void assertSettled(long id, String user, Decision landed, Decision retry) {
 		assertThat(this.store.find(id, user)).as("the user holds the landed slot")
 			.hasValueSatisfying((r) -> assertThat(r.slot()).isEqualTo(landed.slot()));
 		String next = "next-" + UUID.randomUUID();
 		Reply sold = this.api.issue(id, Tokens.user(next));
 		assertThat(sold.status()).as("the retry's unit is sold again: " + sold.raw()).isEqualTo(202);
-		assertThat(this.store.find(id, next).orElseThrow().slot()).isEqualTo(retry.slot());
+		assertThat(this.store.find(id, next).orElseThrow().slot()).as("the retry's slot, freed")
+			.isEqualTo(retry.slot());
 	}
 
 	/** A reconciler as the process starts it: no barrier read yet. */
